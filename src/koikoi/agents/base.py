@@ -1,0 +1,161 @@
+"""The agent protocol, the spec-string registry, and the two simplest agents."""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id
+from koikoi.cards import KINDS, Kind
+from koikoi.errors import InvalidInputError
+from koikoi.views import PlayerView
+
+__all__ = [
+    "AGENT_KINDS",
+    "Agent",
+    "GreedyAgent",
+    "RandomAgent",
+    "card_value",
+    "make_agent",
+    "parse_agent_spec",
+    "register_agent",
+]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player: chooses one of ``view.legal_ids`` from what the view shows."""
+
+    name: str
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        """The chosen action id (one of ``view.legal_ids``)."""
+        ...
+
+
+class RandomAgent:
+    """Uniformly random legal actions."""
+
+    name = "random"
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        ids = view.legal_ids
+        return ids[int(rng.random() * len(ids))]
+
+
+_KIND_VALUE = {Kind.BRIGHT: 20, Kind.ANIMAL: 10, Kind.RIBBON: 5, Kind.PLAIN: 1}
+
+
+def card_value(card: int) -> int:
+    """A simple value of a card by its kind: Bright 20, Animal 10, Ribbon 5, Plain 1."""
+    return _KIND_VALUE[KINDS[card]]
+
+
+class GreedyAgent:
+    """Takes the biggest immediate capture by card value; stops as soon as it scores."""
+
+    name = "greedy"
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        ids = view.legal_ids
+        if KOIKOI_ID in ids:
+            return STOP_ID
+        best: list[int] = []
+        best_value = -1
+        for action_id in ids:
+            value = self._value(view, action_id)
+            if value > best_value:
+                best, best_value = [action_id], value
+            elif value == best_value:
+                best.append(action_id)
+        return best[int(rng.random() * len(best))]
+
+    @staticmethod
+    def _value(view: PlayerView, action_id: int) -> int:
+        if action_id >= TAKE_BASE:
+            return card_value(action_id - TAKE_BASE)
+        action = action_from_id(action_id)
+        card = int(getattr(action, "card", -1))
+        target = getattr(action, "target", None)
+        if target is not None:
+            return card_value(card) + card_value(int(target))
+        if type(action).__name__ == "Discard":
+            return 0
+        month_cards = view.field & (0b1111 << (4 * (card // 4)))
+        if not month_cards:
+            # Laying a card: prefer giving away the least valuable one.
+            return -card_value(card) // 20
+        total = card_value(card)
+        m = month_cards
+        while m:
+            low = m & -m
+            total += card_value(low.bit_length() - 1)
+            m ^= low
+        return total
+
+
+AgentFactory = Callable[[dict[str, str], str], Agent]
+AGENT_KINDS: dict[str, AgentFactory] = {
+    "random": lambda params, arg: RandomAgent(),
+    "greedy": lambda params, arg: GreedyAgent(),
+}
+# Agents defined in other modules, imported on first use: kind -> "module:factory".
+_LAZY: dict[str, str] = {
+    "heuristic": "koikoi.agents.heuristic:from_spec",
+    "mcts": "koikoi.agents.mcts:from_spec",
+    "cmd": "koikoi.agents.external:from_spec",
+}
+
+
+def register_agent(kind: str, factory: AgentFactory) -> None:
+    """Make ``kind`` usable in spec strings."""
+    AGENT_KINDS[kind] = factory
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, str], str]:
+    """Split ``"kind:key=value,key=value"`` (or ``"cmd:PROGRAM ARGS"``) into its parts.
+
+    Returns ``(kind, params, raw_argument)``.
+    """
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if not kind:
+        raise InvalidInputError(
+            f"empty agent spec {spec!r}: expected e.g. 'random' or 'mcts:time=1'"
+        )
+    params: dict[str, str] = {}
+    if rest and kind != "cmd":
+        for part in rest.split(","):
+            key, eq, value = part.partition("=")
+            if not eq or not key.strip():
+                raise InvalidInputError(
+                    f"agent spec {spec!r}: {part!r} is not key=value (e.g. mcts:time=1.0)"
+                )
+            params[key.strip().lower()] = value.strip()
+    return kind, params, rest
+
+
+def make_agent(spec: str) -> Agent:
+    """Build an agent from a spec string.
+
+    Raises:
+        InvalidInputError: unknown kind or bad parameters, naming what is allowed.
+    """
+    kind, params, rest = parse_agent_spec(spec)
+    factory = AGENT_KINDS.get(kind)
+    if factory is None and kind in _LAZY:
+        module_name, _, attr = _LAZY[kind].partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+        else:
+            factory = getattr(module, attr)
+            AGENT_KINDS[kind] = factory
+    if factory is None:
+        available = sorted(set(AGENT_KINDS) | set(_LAZY))
+        raise InvalidInputError(f"unknown agent {kind!r}: allowed {', '.join(available)}")
+    return factory(params, rest)
