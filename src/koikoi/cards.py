@@ -22,10 +22,10 @@ from typing import Final
 from koikoi.errors import InvalidInputError
 
 __all__ = [
+    "AKATAN",
     "ALL_CARDS",
     "ANIMALS",
     "AOTAN",
-    "AKATAN",
     "BRIGHTS",
     "FULL_DECK",
     "KIND_MASKS",

@@ -114,6 +114,14 @@ class Round:
     """One round (one deal), mutable for speed. Build with :meth:`Match` or :meth:`Round.deal`."""
 
     __slots__ = (
+        "_any_or_discard",
+        "_first_empty",
+        "_limit",
+        "_limit_round",
+        "_must_match",
+        "_offer_last",
+        "_viewing_koikoi",
+        "_wild",
         "called_score",
         "current",
         "dealer",
@@ -134,14 +142,6 @@ class Round:
         "settlement",
         "stock",
         "turn_score",
-        "_any_or_discard",
-        "_must_match",
-        "_wild",
-        "_first_empty",
-        "_offer_last",
-        "_limit",
-        "_limit_round",
-        "_viewing_koikoi",
     )
 
     rules: Rules
@@ -349,10 +349,10 @@ class Round:
             if not 0 <= action_id < STOP_ID + 1:
                 raise IllegalActionError(f"action id {action_id} out of range (0 to {STOP_ID})")
         else:
-            try:
-                action_id = action.id
-            except AttributeError:
-                raise IllegalActionError(f"not an action: {action!r}") from None
+            given = getattr(action, "id", None)
+            if not isinstance(given, int) or isinstance(action, bool):
+                raise IllegalActionError(f"not an action: {action!r}")
+            action_id = given
         if self.phase is Phase.OVER:
             raise IllegalActionError(
                 f"{describe_action_id(action_id)!r} is not legal: the round is over"
@@ -391,10 +391,9 @@ class Round:
         else:
             if card == LIGHTNING and self._wild:
                 willows = field_ & WILLOW_MASK
-                if willows.bit_count() == 3:
-                    m = willows
-                else:
-                    m = field_  # 0 or 1 card (a choice is made with a target otherwise)
+                # All three willows: the normal four-card capture. Otherwise the field
+                # holds 0 or 1 card here (with more, a target is chosen).
+                m = willows if willows.bit_count() == 3 else field_
             else:
                 m = field_ & CARD_MONTH_MASK[card]
             if not m:
@@ -828,7 +827,8 @@ class Match:
             raise IllegalActionError("the match is over: no action is legal")
         before = len(self.round.events) if self.round.events is not None else 0
         self.round.apply(action)
-        self._after_action(action if isinstance(action, int) else action.id, before)
+        # The round accepted it, so it is a valid action or id.
+        self._after_action(action if isinstance(action, int) else int(action.id), before)
 
     def apply_id(self, action_id: int) -> None:
         """Apply an action id without checking it (fast path)."""

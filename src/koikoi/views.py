@@ -17,7 +17,8 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 from koikoi.actions import Action, action_from_id, describe_action_id
@@ -60,7 +61,7 @@ class PlayerView:
     settlements: tuple[Settlement, ...] = ()
     legal_ids: tuple[int, ...] = ()
     """The legal action ids when it is this player's turn, else empty."""
-    history: tuple[Event, ...] = field(default=(), repr=False)
+    history: tuple[Event, ...] = dc_field(default=(), repr=False)
     is_over: bool = False
 
     @property
