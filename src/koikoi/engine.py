@@ -50,6 +50,7 @@ __all__ = [
     "Phase",
     "Round",
     "month_of_round",
+    "shared_scorer",
 ]
 
 LIGHTNING: Final = 43
@@ -57,6 +58,29 @@ WILLOW_MASK: Final = MONTH_MASKS[10]
 # CARD_MONTH_MASK[c]: the four cards of c's month.
 CARD_MONTH_MASK: Final[tuple[int, ...]] = tuple(MONTH_MASKS[c // 4] for c in range(48))
 MAX_REDEALS: Final = 1000
+# CARD_SHIFT[c]: shift that brings c's month to the low four bits of a card set.
+CARD_SHIFT: Final[tuple[int, ...]] = tuple(4 * (c // 4) for c in range(48))
+
+
+def _play_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``PLAY_IDS[c][pattern]``: the play ids of hand card ``c`` when the field holds
+    ``pattern`` (4 bits) of its month, under the plain matching rule."""
+    table = []
+    for c in range(48):
+        rows = []
+        month_first = 4 * (c // 4)
+        for pattern in range(16):
+            bits = [month_first + i for i in range(4) if pattern >> i & 1 and month_first + i != c]
+            if len(bits) == 2:
+                base = PLAY_TARGET_BASE + 48 * c
+                rows.append((base + bits[0], base + bits[1]))
+            else:
+                rows.append((c,))
+        table.append(tuple(rows))
+    return tuple(table)
+
+
+PLAY_IDS: Final = _play_table()
 
 
 class Phase(enum.IntEnum):
@@ -70,6 +94,19 @@ class Phase(enum.IntEnum):
     """The player's score went up: koi-koi or stop."""
     OVER = 3
     """The round (or match) is over."""
+
+
+_SCORERS: dict[Rules, Scorer] = {}
+
+
+def shared_scorer(rules: Rules) -> Scorer:
+    """One :class:`Scorer` per rule set, shared so its memo serves every round and match."""
+    scorer = _SCORERS.get(rules)
+    if scorer is None:
+        if len(_SCORERS) > 64:
+            _SCORERS.clear()
+        scorer = _SCORERS[rules] = Scorer(rules)
+    return scorer
 
 
 def month_of_round(round_number: int) -> int:
@@ -120,6 +157,7 @@ class Round:
         "_limit_round",
         "_must_match",
         "_offer_last",
+        "_plain",
         "_viewing_koikoi",
         "_wild",
         "called_score",
@@ -188,7 +226,7 @@ class Round:
             leader: who plays first (default: the dealer).
         """
         self.rules = rules
-        self.scorer = scorer if scorer is not None else Scorer(rules)
+        self.scorer = scorer if scorer is not None else shared_scorer(rules)
         self.round_number = round_number
         self.month = month_of_round(round_number)
         self.dealer = dealer
@@ -219,6 +257,7 @@ class Round:
         self._limit = r.koikoi.limit
         self._limit_round = r.koikoi.limit_scope == "round"
         self._viewing_koikoi = r.yaku.viewing_after_koikoi > 0
+        self._plain = not (self._any_or_discard or self._must_match or self._wild)
 
     # ----------------------------------------------------------------- queries
 
@@ -262,6 +301,7 @@ class Round:
         other._limit = self._limit
         other._limit_round = self._limit_round
         other._viewing_koikoi = self._viewing_koikoi
+        other._plain = self._plain
         return other
 
     def _captures_for(self, card: int) -> list[int]:
@@ -291,6 +331,15 @@ class Round:
             hand = self.hands[self.current]
             field_ = self.field
             out: list[int] = []
+            if self._plain:
+                table = PLAY_IDS
+                shift = CARD_SHIFT
+                while hand:
+                    low = hand & -hand
+                    hand ^= low
+                    c = low.bit_length() - 1
+                    out += table[c][(field_ >> shift[c]) & 15]
+                return out
             if self._must_match:
                 playable = 0
                 h = hand
@@ -429,6 +478,23 @@ class Round:
             self._end_turn(p)
             return
         d = stock.pop()
+        if self._plain:
+            field_ = self.field
+            m = field_ & CARD_MONTH_MASK[d]
+            if not m:
+                self.field = field_ | (1 << d)
+                if ev is not None:
+                    ev.append(Event("draw", p, d, 0))
+                self._end_turn(p)
+                return
+            if m & (m - 1) == 0 or m.bit_count() == 3:
+                got = m | (1 << d)
+                self.field = field_ & ~got
+                self.piles[p] |= got
+                if ev is not None:
+                    ev.append(Event("draw", p, d, got))
+                self._end_turn(p)
+                return
         choices = self._captures_for(d)
         if choices:
             self.drawn = d
@@ -594,6 +660,13 @@ class Round:
 # ---------------------------------------------------------------------- deals
 
 
+def _mask(deck: list[int], start: int, stop: int) -> int:
+    m = 0
+    for c in deck[start:stop]:
+        m |= 1 << c
+    return m
+
+
 def _month_counts(cards: int) -> list[int]:
     return [(cards & MONTH_MASKS[m]).bit_count() for m in range(12)]
 
@@ -652,7 +725,7 @@ class Match:
             rng = random.Random(seed)
         self.seed = seed
         self.rng = rng
-        self.scorer = Scorer(self.rules)
+        self.scorer = shared_scorer(self.rules)
         self._keep_events = events
         self.events: list[Event] = []
         self.scores = [self.rules.game.start_points] * 2
@@ -663,7 +736,8 @@ class Match:
         self.winner: int | None = None
         self.is_over = False
         self.dealer, self.leader, self.first_draw = self._first_dealer()
-        self.round: Round = self._start_round()
+        self.round: Round
+        self._start_round()
 
     # ------------------------------------------------------------ chance
 
@@ -707,12 +781,17 @@ class Match:
             self.events.append(event)
 
     def _shuffle(self) -> list[int]:
+        """A uniformly shuffled deck (Fisher-Yates on ``rng.random()``, fast and seedable)."""
         deck = list(range(48))
-        self.rng.shuffle(deck)
+        rand = self.rng.random
+        for i in range(47, 0, -1):
+            j = int(rand() * (i + 1))
+            deck[i], deck[j] = deck[j], deck[i]
         self.deals.append(deck)
         return deck
 
-    def _start_round(self) -> Round:
+    def _start_round(self) -> None:
+        """Deal the next round into ``self.round`` (an instant hand settles it at once)."""
         self.round_number += 1
         rules = self.rules
         deal = rules.deal
@@ -721,9 +800,9 @@ class Match:
             dealer = self.dealer
             other = 1 - dealer
             hands = [0, 0]
-            hands[dealer] = sum(1 << c for c in deck[0:8])
-            hands[other] = sum(1 << c for c in deck[8:16])
-            field_ = sum(1 << c for c in deck[16:24])
+            hands[dealer] = _mask(deck, 0, 8)
+            hands[other] = _mask(deck, 8, 16)
+            field_ = _mask(deck, 16, 24)
             leader = self.leader if rules.game.leader == "previous_winner" else dealer
             rnd = Round(
                 rules,
@@ -774,7 +853,7 @@ class Match:
             self.round = rnd
             if outcome == "instant":
                 self._round_over()
-            return rnd
+            return
         raise RuntimeError("too many redeals in a row")  # pragma: no cover
 
     def _check_hands(self, rnd: Round, hands: list[int]) -> str | None:
@@ -832,8 +911,15 @@ class Match:
 
     def apply_id(self, action_id: int) -> None:
         """Apply an action id without checking it (fast path)."""
-        before = len(self.round.events) if self.round.events is not None else 0
-        self.round.apply_id(action_id)
+        rnd = self.round
+        if rnd.events is None:
+            rnd.apply_id(action_id)
+            self.actions.append(action_id)
+            if rnd.phase is Phase.OVER:
+                self._round_over()
+            return
+        before = len(rnd.events)
+        rnd.apply_id(action_id)
         self._after_action(action_id, before)
 
     def _after_action(self, action_id: int, before: int) -> None:
@@ -870,7 +956,7 @@ class Match:
         if bust or self.round_number >= game.rounds:
             self._end_match(rnd.dealer)
             return
-        self.round = self._start_round()
+        self._start_round()
 
     def _end_match(self, last_dealer: int) -> None:
         s0, s1 = self.scores
