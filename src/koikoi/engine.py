@@ -708,6 +708,8 @@ class Match:
         seed: seeds a fresh ``random.Random`` (ignored when ``rng`` is given).
         rng: the injected random generator for all chance (deals, coin flips).
         events: keep the event log (turn off for speed).
+        decks: shuffled decks (card ids, 48 each) to deal first, in order, instead of
+            shuffling (tests, set deals); when they run out, the generator shuffles.
     """
 
     def __init__(
@@ -717,8 +719,10 @@ class Match:
         seed: int | None = None,
         rng: random.Random | None = None,
         events: bool = True,
+        decks: list[list[int]] | None = None,
     ) -> None:
         self.rules = rules if rules is not None else get_rules("nintendo")
+        self._preset_decks = [list(d) for d in decks] if decks else []
         if rng is None:
             if seed is None:
                 seed = random.SystemRandom().randrange(2**63)
@@ -782,6 +786,12 @@ class Match:
 
     def _shuffle(self) -> list[int]:
         """A uniformly shuffled deck (Fisher-Yates on ``rng.random()``, fast and seedable)."""
+        if self._preset_decks:
+            deck = self._preset_decks.pop(0)
+            if sorted(deck) != list(range(48)):
+                raise InvalidInputError("a preset deck must hold each of the 48 cards once")
+            self.deals.append(deck)
+            return deck
         deck = list(range(48))
         rand = self.rng.random
         for i in range(47, 0, -1):
