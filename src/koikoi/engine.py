@@ -65,9 +65,9 @@ CARD_SHIFT: Final[tuple[int, ...]] = tuple(4 * (c // 4) for c in range(48))
 def _play_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
     """``PLAY_IDS[c][pattern]``: the play ids of hand card ``c`` when the field holds
     ``pattern`` (4 bits) of its month, under the plain matching rule."""
-    table = []
+    table: list[tuple[tuple[int, ...], ...]] = []
     for c in range(48):
-        rows = []
+        rows: list[tuple[int, ...]] = []
         month_first = 4 * (c // 4)
         for pattern in range(16):
             bits = [month_first + i for i in range(4) if pattern >> i & 1 and month_first + i != c]
