@@ -727,7 +727,9 @@ class Match:
             if seed is None:
                 seed = random.SystemRandom().randrange(2**63)
             rng = random.Random(seed)
-        self.seed = seed
+        elif seed is not None:
+            raise InvalidInputError("give either seed or rng to Match, not both")
+        self.seed: int | None = seed
         self.rng = rng
         self.scorer = shared_scorer(self.rules)
         self._keep_events = events
@@ -739,6 +741,8 @@ class Match:
         self.round_number = 0
         self.winner: int | None = None
         self.is_over = False
+        self.first_dealer: dict[str, Any] = {}
+        """How the first dealer was chosen: method, winner, draws, dealer, leader."""
         self.dealer, self.leader, self.first_draw = self._first_dealer()
         self.round: Round
         self._start_round()
@@ -764,6 +768,13 @@ class Match:
             dealer, leader = 1 - winner, winner
         else:
             dealer, leader = winner, winner
+        self.first_dealer = {
+            "method": method,
+            "winner": winner,
+            "draws": [[CODES[a], CODES[b]] for a, b in draws],
+            "dealer": dealer,
+            "leader": leader,
+        }
         self._emit(
             Event(
                 "first_dealer",

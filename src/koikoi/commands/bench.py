@@ -1,0 +1,167 @@
+"""``koikoi bench``: throughput of the engine and of the compiled playout kernel.
+
+* ``koikoi bench engine`` — random play through the engine's public step API
+  (see :mod:`koikoi.bench`); rounds/s is the median of ``--repeat`` runs.
+* ``koikoi bench kernel`` — random rounds in the compiled kernel
+  (:func:`koikoi.agents.kernel.benchmark`, needs ``koikoi[fast]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+__all__ = ["engine_command_line", "register", "run"]
+
+KERNEL_MISSING = "the compiled kernel is not available: install koikoi[fast]"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``koikoi bench engine`` and ``koikoi bench kernel``."""
+    parser = subparsers.add_parser(
+        "bench",
+        help="measure the engine's and the kernel's random-play throughput",
+        description="Measure random-play throughput (single process).",
+    )
+    parser.set_defaults(func=run, bench_command=None, _bench_parser=parser)
+    sub = parser.add_subparsers(dest="bench_command", metavar="SUBCOMMAND")
+    engine = sub.add_parser(
+        "engine",
+        help="random matches through the engine's step API",
+        description=(
+            "Play random matches through the engine's public step API (Match with "
+            "events=False, legal_ids, apply_id) and report rounds/s (median of --repeat "
+            "runs) and steps/s. --checked applies actions with the checked apply and "
+            "keeps the event log."
+        ),
+    )
+    engine.add_argument(
+        "--seconds", type=float, default=1.0, metavar="T", help="length of each run (default 1)"
+    )
+    engine.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
+    engine.add_argument(
+        "--repeat", type=int, default=5, metavar="R", help="runs; the median is reported"
+    )
+    engine.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    engine.add_argument(
+        "--checked", action="store_true", help="checked apply with the event log on"
+    )
+    engine.add_argument("--json", action="store_true", help="print the result as JSON")
+    kernel = sub.add_parser(
+        "kernel",
+        help="random rounds in the compiled playout kernel (koikoi[fast])",
+        description="Random rounds per second in the compiled playout kernel, one core.",
+    )
+    kernel.add_argument(
+        "--seconds", type=float, default=2.0, metavar="T", help="time to measure (default 2)"
+    )
+    kernel.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
+    kernel.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    kernel.add_argument(
+        "--policy", default="random", help="rollout policy: random or greedy (default random)"
+    )
+    kernel.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``koikoi bench SUBCOMMAND``."""
+    if args.bench_command == "engine":
+        return _engine(args)
+    if args.bench_command == "kernel":
+        return _kernel(args)
+    args._bench_parser.print_help()
+    return 2
+
+
+def engine_command_line(args: argparse.Namespace) -> str:
+    """The complete command line that reproduces a ``bench engine`` run."""
+    parts = [
+        "koikoi bench engine",
+        f"--seconds {args.seconds:g}",
+        f"--rules {args.rules}",
+        f"--repeat {args.repeat}",
+        f"--seed {args.seed}",
+    ]
+    if args.checked:
+        parts.append("--checked")
+    return " ".join(parts)
+
+
+def _engine(args: argparse.Namespace) -> int:
+    from koikoi.bench import bench_engine
+    from koikoi.rules import load_rules
+
+    rules = load_rules(args.rules)
+    result = bench_engine(
+        seconds=args.seconds,
+        rules=rules,
+        repeat=args.repeat,
+        checked=args.checked,
+        seed=args.seed,
+    )
+    command = engine_command_line(args)
+    data = result.to_dict()
+    if args.json:
+        print(json.dumps({**data, "command": command}))
+        return 0
+    mode = "checked apply, events on" if args.checked else "apply_id, events off"
+    runs = data["runs"]
+    print(f"command: {command}")
+    print(
+        f"engine random play, rules {result.rules}, {mode}, "
+        f"{data['implementation']} {data['python']} on {data['machine']}"
+    )
+    print(
+        f"rounds/s: {result.rounds_per_s:,.0f} (median of {len(runs)} x {args.seconds:g} s; "
+        f"runs: {', '.join(f'{r.rounds_per_s:,.0f}' for r in result.runs)})"
+    )
+    print(f"steps/s:  {result.steps_per_s:,.0f}")
+    busy = result.rounds_per_cpu_s > 1.15 * result.rounds_per_s
+    note = " (the machine was busy: other processes took part of the time)" if busy else ""
+    print(f"rounds per CPU second: {result.rounds_per_cpu_s:,.0f}{note}")
+    total_rounds = sum(r["rounds"] for r in runs)
+    total_steps = sum(r["steps"] for r in runs)
+    print(
+        f"played: {sum(r['matches'] for r in runs)} matches, {total_rounds} rounds, "
+        f"{total_steps} steps"
+    )
+    return 0
+
+
+def _kernel(args: argparse.Namespace) -> int:
+    import importlib
+
+    from koikoi.cli import CommandError
+    from koikoi.errors import InvalidInputError
+    from koikoi.rules import load_rules
+
+    rules = load_rules(args.rules)
+    if not args.seconds > 0:
+        raise InvalidInputError(f"--seconds must be positive, not {args.seconds}")
+    try:
+        kernel = importlib.import_module("koikoi.agents.kernel")
+    except ImportError:
+        raise CommandError(KERNEL_MISSING) from None
+    available = getattr(kernel, "available", None)
+    if not hasattr(kernel, "benchmark") or (callable(available) and not available()):
+        raise CommandError(KERNEL_MISSING)
+    result: dict[str, Any] = kernel.benchmark(
+        seconds=args.seconds, rules=rules, seed=args.seed, policy=args.policy
+    )
+    command = (
+        f"koikoi bench kernel --seconds {args.seconds:g} --rules {args.rules} "
+        f"--seed {args.seed} --policy {args.policy}"
+    )
+    if args.json:
+        print(json.dumps({**result, "command": command}))
+        return 0
+    print(f"command: {command}")
+    print(
+        f"kernel random rounds, rules {result.get('rules', rules.name)}, policy "
+        f"{result.get('policy', args.policy)}, backend {result.get('backend', '?')}"
+    )
+    print(f"rounds/s: {result['rounds_per_s']:,.0f}")
+    if "rounds" in result and "seconds" in result:
+        print(f"played: {result['rounds']} rounds in {result['seconds']:.2f} s")
+    return 0

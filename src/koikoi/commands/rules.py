@@ -1,0 +1,119 @@
+"""``koikoi rules``: list the presets, show, compare and check rule sets.
+
+* ``koikoi rules list`` — a table of the presets.
+* ``koikoi rules show NAME|FILE`` — the complete TOML of a rule set (loadable again).
+* ``koikoi rules diff A B`` — the options that differ, as an aligned table.
+* ``koikoi rules check FILE`` — validate a house-rules file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["format_value", "register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``koikoi rules`` and its subcommands."""
+    parser = subparsers.add_parser(
+        "rules",
+        help="list, show, compare and check rule sets",
+        description="List the presets, show a rule set as TOML, compare two, check a file.",
+    )
+    parser.set_defaults(func=run, rules_command=None)
+    sub = parser.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
+    sub.add_parser("list", help="the presets: rounds, koi-koi bonus, yaku combination")
+    show = sub.add_parser("show", help="the complete TOML of a preset or house-rules file")
+    show.add_argument("rules", metavar="NAME|FILE", help="a preset name or a .toml file")
+    diff = sub.add_parser("diff", help="the options that differ between two rule sets")
+    diff.add_argument("a", metavar="A", help="a preset name or a .toml file")
+    diff.add_argument("b", metavar="B", help="a preset name or a .toml file")
+    check = sub.add_parser("check", help="validate a house-rules file")
+    check.add_argument("file", metavar="FILE", help="a house-rules .toml file")
+    parser.set_defaults(_rules_parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``koikoi rules SUBCOMMAND``."""
+    command = args.rules_command
+    if command == "list":
+        return _list()
+    if command == "show":
+        return _show(args.rules)
+    if command == "diff":
+        return _diff(args.a, args.b)
+    if command == "check":
+        return _check(args.file)
+    args._rules_parser.print_help()
+    return 2
+
+
+def format_value(value: Any) -> str:
+    """An option's value as written in TOML (``true``, ``["11L", "11P"]``, ``absorb``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(f'"{v}"' for v in value) + "]"
+    return str(value)
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def _options_differ(n: int) -> str:
+    return "1 option differs" if n == 1 else f"{n} options differ"
+
+
+def _list() -> int:
+    from koikoi.rules import PRESET_NAMES, get_rules
+
+    rows = [["name", "rounds", "bonus", "combine", "description"]]
+    for name in PRESET_NAMES:
+        r = get_rules(name)
+        description = " ".join(r.description.split())
+        rows.append([name, str(r.game.rounds), r.koikoi.bonus, r.yaku.combine, description])
+    print("\n".join(_table(rows)))
+    return 0
+
+
+def _show(source: str) -> int:
+    from koikoi.rules import load_rules
+
+    print(load_rules(source).to_toml(), end="")
+    return 0
+
+
+def _diff(a_source: str, b_source: str) -> int:
+    from koikoi.rules import diff_rules, load_rules
+
+    a, b = load_rules(a_source), load_rules(b_source)
+    differences = diff_rules(a, b)
+    if not differences:
+        print(f"no differences: {a.name} and {b.name} have the same options")
+        return 0
+    a_label, b_label = (a.name, b.name) if a.name != b.name else (a_source, b_source)
+    rows = [["option", a_label, b_label]]
+    rows.extend([key, format_value(va), format_value(vb)] for key, va, vb in differences)
+    print("\n".join(_table(rows)))
+    print(_options_differ(len(differences)))
+    return 0
+
+
+def _check(path: str) -> int:
+    import tomllib
+    from pathlib import Path
+
+    from koikoi.rules import diff_rules, get_rules, load_rules_file
+
+    rules = load_rules_file(path)
+    # The file loaded, so it is valid TOML with a valid ``extends``.
+    extends = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("extends", "nintendo")
+    n = len(diff_rules(get_rules(extends), rules))
+    print(f"ok: {rules.name}, {_options_differ(n)} from {extends}")
+    return 0
