@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test test-slow lint bench clean
+.PHONY: play serve test test-slow lint bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 
 play: $(STAMP)
 	$(BIN)/koikoi play
+
+serve: $(STAMP)
+	$(BIN)/koikoi serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
