@@ -824,7 +824,11 @@ class Match:
             hands[dealer] = _mask(deck, 0, 8)
             hands[other] = _mask(deck, 8, 16)
             field_ = _mask(deck, 16, 24)
-            leader = self.leader if rules.game.leader == "previous_winner" else dealer
+            # The draw's winner leads round 1 under a fixed dealer (RULES.md §2.1).
+            first_fixed = rules.game.dealer == "fixed" and self.round_number == 1
+            leader = (
+                self.leader if rules.game.leader == "previous_winner" or first_fixed else dealer
+            )
             rnd = Round(
                 rules,
                 hands=(hands[0], hands[1]),

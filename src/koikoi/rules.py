@@ -15,6 +15,7 @@ file names a preset with ``extends`` and overrides any subset of keys.
 from __future__ import annotations
 
 import dataclasses
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -241,7 +242,12 @@ class Rules:
         """
         data = self.to_dict()
         for key, value in changes.items():
-            if "__" in key:
+            if key in SECTION_TYPES and isinstance(value, SECTION_TYPES[key]):
+                data[key] = {
+                    k: list(v) if isinstance(v, tuple) else v
+                    for k, v in dataclasses.asdict(value).items()
+                }
+            elif "__" in key:
                 section, name = key.split("__", 1)
                 if section not in SECTION_TYPES:
                     raise RulesError(
@@ -266,7 +272,8 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # A JSON string is a valid TOML basic string once DEL is escaped too.
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {value!r} as TOML")
@@ -328,6 +335,13 @@ def rules_from_dict(
     Raises:
         RulesError: an unknown section or key, a wrong type or a value out of range.
     """
+    extends = data.get("extends")
+    if extends is not None:
+        if not isinstance(extends, str) or extends not in PRESET_NAMES:
+            raise RulesError(
+                f"{source}: extends = {extends!r} is not a preset: allowed {', '.join(PRESET_NAMES)}"
+            )
+        base = get_rules(extends)
     base = base if base is not None else Rules()
     name = data.get("name", base.name)
     description = data.get("description", base.description)
