@@ -339,7 +339,8 @@ def rules_from_dict(
     if extends is not None:
         if not isinstance(extends, str) or extends not in PRESET_NAMES:
             raise RulesError(
-                f"{source}: extends = {extends!r} is not a preset: allowed {', '.join(PRESET_NAMES)}"
+                f"{source}: extends = {extends!r} is not a preset: "
+                f"allowed {', '.join(PRESET_NAMES)}"
             )
         base = get_rules(extends)
     base = base if base is not None else Rules()
