@@ -1,0 +1,625 @@
+"""The compiled playout kernel: whole rounds of Koi-Koi at native speed, for search.
+
+The kernel plays a :class:`~koikoi.engine.Round` (usually a determinized one,
+see :func:`koikoi.views.determinize`) to its settlement many times over, with a
+simple rollout policy for both players, under **any** :class:`~koikoi.rules.Rules`:
+the round-relevant options are encoded into a small int64 array
+(:func:`encode_rules`) and the round into a state array plus a stock array
+(:func:`encode_round`). The code is compiled with numba (``pip install
+koikoi[fast]``); it mirrors :class:`~koikoi.engine.Round` step by step and
+:class:`~koikoi.scoring.Scorer` yaku by yaku, and ``tests/test_kernel.py``
+replays the kernel's rounds through the engine to prove it, for every preset.
+
+Without numba, :func:`available` is False and every function here falls back
+to the reference engine (``Round.clone`` and the same policies): slower but
+correct. ``backend="python"`` forces the fallback.
+
+Policies (for both players):
+
+* ``"random"``: a uniformly random legal action id (koi-koi or stop included).
+* ``"greedy"``: the action capturing the most card value (Bright 20, Animal 10,
+  Ribbon 5, Plain 1), as :class:`~koikoi.agents.base.GreedyAgent`; ties at
+  random; always stops.
+
+>>> from koikoi.engine import Match
+>>> rnd = Match(seed=5, events=False).round
+>>> value = playouts(rnd, 200, seed=1)
+>>> -100.0 < value < 100.0
+True
+>>> rnd.phase.name
+'PLAY'
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+from koikoi.actions import KOIKOI_ID, STOP_ID
+from koikoi.agents.base import card_value
+from koikoi.cards import BRIGHTS, MONTH_MASKS, parse_card
+from koikoi.engine import Phase, Round
+from koikoi.errors import InvalidInputError
+from koikoi.rules import Rules
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "POLICIES",
+    "REASONS",
+    "KernelRound",
+    "KernelState",
+    "available",
+    "benchmark",
+    "encode_round",
+    "encode_rules",
+    "legal_ids",
+    "play_random_round",
+    "play_round",
+    "playout_values",
+    "playouts",
+    "yaku_total",
+]
+
+POLICIES: Final[tuple[str, ...]] = ("random", "greedy")
+"""The rollout policies."""
+
+REASONS: Final[tuple[str, ...]] = (
+    "",
+    "stop",
+    "exhausted",
+    "exhausted_highest",
+    "exhausted_last_yaku",
+    "dealer_point",
+    "oya_ken",
+)
+"""Settlement reasons by the kernel's reason code (as in :class:`~koikoi.scoring.Settlement`)."""
+
+BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
+
+_COMBINE: Final = {"absorb": 0, "separate": 1, "exclusive": 2}
+_SAKE: Final = {"animal": 0, "both": 1, "either": 2, "both_double_plain": 3}
+_HAND_CARD: Final = {"any": 0, "any_or_discard": 1, "must_match": 2}
+_BONUS: Final = {"opponent_x2": 0, "challenge_x2": 1, "ladder": 2, "none": 3}
+_EXHAUSTED: Final = {"draw": 0, "highest": 1, "last_yaku": 2, "dealer_point": 3}
+_RAIN_MAN: Final = 1 << 40
+_NON_RAIN_BRIGHTS: Final = BRIGHTS & ~_RAIN_MAN
+_BRIGHT_CARDS: Final = (0, 8, 28, 40, 44)
+
+
+@functools.cache
+def _impl() -> Any:
+    """The numba module, or None when numba (or numpy) cannot be imported."""
+    try:
+        from koikoi.agents import _kernel_impl
+    except ImportError:
+        return None
+    return _kernel_impl
+
+
+def available() -> bool:
+    """Whether the compiled kernel can be used (numba and numpy importable)."""
+    return _impl() is not None
+
+
+def _use_kernel(backend: str) -> bool:
+    if backend not in BACKENDS:
+        raise InvalidInputError(
+            f"unknown kernel backend {backend!r}: allowed {', '.join(map(repr, BACKENDS))}"
+        )
+    if backend == "python":
+        return False
+    if backend == "kernel" and not available():
+        raise InvalidInputError("the compiled kernel needs numba: pip install 'koikoi[fast]'")
+    return available()
+
+
+def _policy_code(policy: str) -> int:
+    if policy not in POLICIES:
+        raise InvalidInputError(
+            f"unknown rollout policy {policy!r}: allowed {', '.join(map(repr, POLICIES))}"
+        )
+    return POLICIES.index(policy)
+
+
+# ------------------------------------------------------------------ encoding
+
+
+def _bright_best(rules: Rules, bright_index: int) -> int:
+    """Points of the best Bright yaku held by the Brights of a 5-bit index (Scorer semantics)."""
+    b = 0
+    for i, card in enumerate(_BRIGHT_CARDS):
+        if bright_index >> i & 1:
+            b |= 1 << card
+    pts = rules.points
+    non_rain = (b & _NON_RAIN_BRIGHTS).bit_count()
+    best = 0
+    if pts.goko and b == BRIGHTS:
+        best = max(best, pts.goko)
+    if pts.shiko and b & _NON_RAIN_BRIGHTS == _NON_RAIN_BRIGHTS:
+        best = max(best, pts.shiko)
+    if pts.ame_shiko and b & _RAIN_MAN and non_rain >= 3:
+        best = max(best, pts.ame_shiko)
+    pool = b.bit_count() if rules.yaku.sanko_with_rainman else non_rain
+    if pts.sanko and pool >= 3:
+        best = max(best, pts.sanko)
+    return best
+
+
+def _rules_values(rules: Rules) -> list[int]:
+    """The kernel's rules array as plain ints (see ``_kernel_impl`` for the layout)."""
+    p = rules.points
+    y = rules.yaku
+    teshi = rules.instant.teshi if rules.instant.teshi_collected else 0
+    spoilers = 0
+    for code in y.viewing_spoiled_by:
+        spoilers |= 1 << parse_card(code)
+    values = [
+        p.goko,
+        p.shiko,
+        p.ame_shiko,
+        p.sanko,
+        p.inoshikacho,
+        p.tane,
+        p.akatan,
+        p.aotan,
+        p.akatan_aotan,
+        p.tanzaku,
+        p.kasu,
+        p.hanami,
+        p.tsukimi,
+        p.tsukifuda,
+        teshi,
+        y.extra,
+        _COMBINE[y.combine],
+        _SAKE[y.sake_cup],
+        int(y.sanko_with_rainman),
+        int(y.akatan_aotan_adds),
+        int(y.viewing_requires_other),
+        spoilers,
+        y.viewing_after_koikoi,
+        _HAND_CARD[rules.play.hand_card],
+        int(rules.play.wild_lightning),
+        rules.koikoi.limit,
+        int(rules.koikoi.limit_scope == "round"),
+        int(rules.koikoi.offer_on_last_card),
+        _BONUS[rules.koikoi.bonus],
+        int(rules.koikoi.seven_double),
+        _EXHAUSTED[rules.end.exhausted],
+        int(rules.end.first_empty_hand),
+        rules.end.oya_ken,
+        int(rules.game.start_points > 0),
+        int(p.tsukifuda > 0 or teshi > 0),
+        int(p.hanami > 0 or p.tsukimi > 0),
+    ]
+    values.extend(_bright_best(rules, i) for i in range(32))
+    return values
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_array(rules: Rules) -> npt.NDArray[np.int64]:
+    import numpy as np
+
+    return np.array(_rules_values(rules), dtype=np.int64)
+
+
+def encode_rules(rules: Rules) -> npt.NDArray[np.int64]:
+    """The round-relevant options of ``rules`` as the kernel's int64 array (a fresh copy).
+
+    Yaku points, ``extra``, the combine mode, the Sake cup, the viewing options,
+    tsukifuda and collected teshi, what may be played, wild Lightning, the
+    koi-koi limit, offer and bonus, seven-double, the exhausted-round rule,
+    ``first_empty_hand``, oya-ken and zero-sum; plus a 32-entry table of the best
+    Bright yaku by Bright subset. Match-level options (deals, dealers, rounds)
+    do not enter a round and are not encoded.
+
+    >>> from koikoi.rules import get_rules
+    >>> arr = encode_rules(get_rules("nintendo"))
+    >>> int(arr[0]), len(arr)  # goko's points
+    (10, 68)
+    """
+    return _rules_array(rules).copy()
+
+
+class KernelState(NamedTuple):
+    """A round as the kernel's arrays: ``state`` (int64) and ``stock`` (int8, top card last)."""
+
+    state: npt.NDArray[np.int64]
+    stock: npt.NDArray[np.int8]
+
+
+def encode_round(rnd: Round) -> KernelState:
+    """The kernel's arrays for ``rnd`` (which is not changed).
+
+    >>> from koikoi.engine import Match
+    >>> st = encode_round(Match(seed=2, events=False).round)
+    >>> int(st.state[18]), len(st.stock)  # cards in the stock, room for 48
+    (24, 48)
+    """
+    impl = _impl()
+    if impl is None:
+        raise InvalidInputError("encode_round needs numba and numpy: pip install 'koikoi[fast]'")
+    import numpy as np
+
+    state = np.zeros(impl.STATE_SIZE, dtype=np.int64)
+    state[impl.S_HAND0] = rnd.hands[0]
+    state[impl.S_HAND1] = rnd.hands[1]
+    state[impl.S_FIELD] = rnd.field
+    state[impl.S_PILE0] = rnd.piles[0]
+    state[impl.S_PILE1] = rnd.piles[1]
+    state[impl.S_SCORE0] = rnd.scores[0]
+    state[impl.S_SCORE1] = rnd.scores[1]
+    state[impl.S_TURN_SCORE] = rnd.turn_score
+    state[impl.S_CALLS0] = rnd.koikoi_calls[0]
+    state[impl.S_CALLS1] = rnd.koikoi_calls[1]
+    state[impl.S_CALLED0] = rnd.called_score[0]
+    state[impl.S_CALLED1] = rnd.called_score[1]
+    state[impl.S_LAST_IMPROVER] = -1 if rnd.last_improver is None else rnd.last_improver
+    state[impl.S_PHASE] = int(rnd.phase)
+    state[impl.S_CURRENT] = rnd.current
+    state[impl.S_DRAWN] = rnd.drawn
+    state[impl.S_DEALER] = rnd.dealer
+    state[impl.S_MONTH] = rnd.month
+    state[impl.S_NSTOCK] = len(rnd.stock)
+    state[impl.S_WINNER] = -1
+    settlement = rnd.settlement
+    if rnd.phase is Phase.OVER and settlement is not None:
+        state[impl.S_WINNER] = -1 if settlement.winner is None else settlement.winner
+        state[impl.S_POINTS] = settlement.points
+        state[impl.S_BASE] = settlement.base
+        state[impl.S_DELTA0] = settlement.deltas[0]
+        state[impl.S_DELTA1] = settlement.deltas[1]
+        if settlement.reason in REASONS:
+            state[impl.S_REASON] = REASONS.index(settlement.reason)
+    stock = np.zeros(impl.STOCK_SIZE, dtype=np.int8)
+    if len(rnd.stock) > impl.STOCK_SIZE:
+        raise InvalidInputError(f"a stock of {len(rnd.stock)} cards is not a Koi-Koi stock")
+    stock[: len(rnd.stock)] = rnd.stock
+    return KernelState(state, stock)
+
+
+def _rng_state(seed: int) -> npt.NDArray[np.uint64]:
+    """A non-zero xorshift state from any integer seed (splitmix64)."""
+    import numpy as np
+
+    mask = (1 << 64) - 1
+    z = (seed * 0x9E3779B97F4A7C15 + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return np.array([z or 0x9E3779B97F4A7C15], dtype=np.uint64)
+
+
+def yaku_total(
+    rules: Rules, pile: int, month: int, koikoi_called: bool, *, backend: str = "auto"
+) -> int:
+    """The kernel's yaku total of a capture pile (equals ``Scorer(rules).total``).
+
+    >>> from koikoi.cards import parse_cards
+    >>> from koikoi.rules import get_rules
+    >>> yaku_total(get_rules("nintendo"), parse_cards("3L 8L 9A"), 1, False)
+    10
+    """
+    if not _use_kernel(backend):
+        from koikoi.scoring import Scorer
+
+        return Scorer(rules).total(pile, month, koikoi_called)
+    import numpy as np
+
+    out = np.zeros(1, dtype=np.int64)
+    _impl().yaku_totals(
+        np.array([pile], dtype=np.int64), month, koikoi_called, _rules_array(rules), out
+    )
+    return int(out[0])
+
+
+def legal_ids(rnd: Round) -> list[int]:
+    """The kernel's legal action ids in ``rnd``, in the order of ``Round.legal_ids()``.
+
+    >>> from koikoi.engine import Match
+    >>> rnd = Match(seed=4, events=False).round
+    >>> legal_ids(rnd) == rnd.legal_ids()
+    True
+    """
+    impl = _impl()
+    if impl is None:
+        return rnd.legal_ids()
+    import numpy as np
+
+    st = encode_round(rnd)
+    buf = np.zeros(impl.BUF_SIZE, dtype=np.int64)
+    n = impl.legal_actions(st.state, _rules_array(rnd.rules), buf)
+    return [int(a) for a in buf[:n]]
+
+
+# ----------------------------------------------------------------- playouts
+
+
+def _round_value(rnd: Round) -> int:
+    s = rnd.settlement
+    if s is None or s.winner is None:
+        return 0
+    return s.points if s.winner == 0 else -s.points
+
+
+def _greedy_value(field: int, action_id: int) -> int:
+    """GreedyAgent's value of an action on ``field`` (see koikoi.agents.base)."""
+    from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
+
+    if action_id >= TAKE_BASE:
+        return card_value(action_id - TAKE_BASE)
+    if action_id >= DISCARD_BASE:
+        return 0
+    if action_id >= PLAY_TARGET_BASE:
+        c, t = divmod(action_id - PLAY_TARGET_BASE, 48)
+        return card_value(c) + card_value(t)
+    month_cards = field & MONTH_MASKS[action_id // 4]
+    if not month_cards:
+        return -card_value(action_id) // 20
+    return card_value(action_id) + sum(card_value(c) for c in range(48) if month_cards >> c & 1)
+
+
+def _python_choice(rnd: Round, ids: list[int], rng: random.Random, greedy: bool) -> int:
+    if not greedy or len(ids) == 1:
+        return ids[int(rng.random() * len(ids))]
+    if KOIKOI_ID in ids:
+        return STOP_ID
+    values = [_greedy_value(rnd.field, a) for a in ids]
+    best = max(values)
+    ties = [a for a, v in zip(ids, values, strict=True) if v == best]
+    return ties[int(rng.random() * len(ties))]
+
+
+def _python_play(rnd: Round, rng: random.Random, greedy: bool) -> list[int]:
+    """Play ``rnd`` (in place) to its settlement with the reference engine."""
+    actions: list[int] = []
+    while rnd.phase is not Phase.OVER:
+        ids = rnd.legal_ids()
+        if not ids:
+            raise RuntimeError("a live round with no legal action")
+        a = _python_choice(rnd, ids, rng, greedy)
+        actions.append(a)
+        rnd.apply_id(a)
+    return actions
+
+
+def playout_values(
+    rnd: Round, n: int, seed: int, policy: str = "random", *, backend: str = "auto"
+) -> npt.NDArray[np.int64]:
+    """The value for player 0 of each of ``n`` playouts of ``rnd`` (which is not changed).
+
+    A value is the settlement's points if player 0 won, minus the points if
+    player 1 won, and 0 if nobody scored. The same seed gives the same values.
+
+    Args:
+        rnd: the round to play from (any phase; an over round gives its own value).
+        n: how many playouts.
+        seed: seeds the rollout policy's random choices.
+        policy: ``"random"`` or ``"greedy"``, for both players.
+        backend: ``"auto"`` (the kernel when available), ``"kernel"`` or ``"python"``.
+    """
+    import numpy as np
+
+    code = _policy_code(policy)
+    if n < 0:
+        raise InvalidInputError(f"the number of playouts must be 0 or more, not {n}")
+    if not _use_kernel(backend):
+        rng = random.Random(seed)
+        values = []
+        for _ in range(n):
+            copy = rnd.clone()
+            _python_play(copy, rng, code == 1)
+            values.append(_round_value(copy))
+        return np.array(values, dtype=np.int64)
+    impl = _impl()
+    st = encode_round(rnd)
+    out = np.zeros(n, dtype=np.int64)
+    errors = impl.playouts(st.state, st.stock, _rules_array(rnd.rules), _rng_state(seed), code, out)
+    if errors:
+        raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+    return out
+
+
+def playouts(
+    rnd: Round, n: int, seed: int, policy: str = "random", *, backend: str = "auto"
+) -> float:
+    """The mean value for player 0 of ``n`` playouts of ``rnd`` (see :func:`playout_values`).
+
+    Needs neither numba nor numpy with ``backend="python"`` (or when they are missing).
+    """
+    code = _policy_code(policy)
+    if n <= 0:
+        raise InvalidInputError(f"the number of playouts must be 1 or more, not {n}")
+    if not _use_kernel(backend):
+        rng = random.Random(seed)
+        total = 0
+        for _ in range(n):
+            copy = rnd.clone()
+            _python_play(copy, rng, code == 1)
+            total += _round_value(copy)
+        return total / n
+    return float(playout_values(rnd, n, seed, policy, backend="kernel").mean())
+
+
+class KernelRound(NamedTuple):
+    """One round played by the kernel, with its outcome and final position."""
+
+    actions: list[int]
+    winner: int | None
+    points: int
+    deltas: tuple[int, int]
+    reason: str
+    base: int
+    scores: tuple[int, int]
+    hands: tuple[int, int]
+    field: int
+    piles: tuple[int, int]
+
+
+def _outcome_of_round(rnd: Round, actions: list[int]) -> KernelRound:
+    s = rnd.settlement
+    if s is None:  # pragma: no cover - _python_play plays to the end
+        raise RuntimeError("round not settled")
+    return KernelRound(
+        actions,
+        s.winner,
+        s.points,
+        s.deltas,
+        s.reason,
+        s.base,
+        (rnd.scores[0], rnd.scores[1]),
+        (rnd.hands[0], rnd.hands[1]),
+        rnd.field,
+        (rnd.piles[0], rnd.piles[1]),
+    )
+
+
+def play_round(
+    rnd: Round, seed: int, policy: str = "random", *, backend: str = "auto"
+) -> KernelRound:
+    """Play one round from ``rnd`` (not changed) and record every action id played.
+
+    Replaying ``actions`` with ``Round.apply`` on a clone of ``rnd`` must give the
+    same outcome: that is the agreement test of the kernel.
+    """
+    code = _policy_code(policy)
+    if not _use_kernel(backend):
+        copy = rnd.clone()
+        actions = _python_play(copy, random.Random(seed), code == 1)
+        return _outcome_of_round(copy, actions)
+    import numpy as np
+
+    impl = _impl()
+    st = encode_round(rnd)
+    record = np.zeros(256, dtype=np.int64)
+    buf = np.zeros(impl.BUF_SIZE, dtype=np.int64)
+    count = impl.play_out(
+        st.state, st.stock, _rules_array(rnd.rules), buf, _rng_state(seed), code, record
+    )
+    s = st.state
+    if s[impl.S_ERROR]:
+        raise RuntimeError("the kernel reached a state with no legal action")
+    winner = int(s[impl.S_WINNER])
+    return KernelRound(
+        [int(a) for a in record[: min(count, len(record))]],
+        None if winner < 0 else winner,
+        int(s[impl.S_POINTS]),
+        (int(s[impl.S_DELTA0]), int(s[impl.S_DELTA1])),
+        REASONS[int(s[impl.S_REASON])],
+        int(s[impl.S_BASE]),
+        (int(s[impl.S_SCORE0]), int(s[impl.S_SCORE1])),
+        (int(s[impl.S_HAND0]), int(s[impl.S_HAND1])),
+        int(s[impl.S_FIELD]),
+        (int(s[impl.S_PILE0]), int(s[impl.S_PILE1])),
+    )
+
+
+def play_random_round(
+    rnd: Round, seed: int, *, backend: str = "auto"
+) -> tuple[list[int], int | None, int, tuple[int, int]]:
+    """Uniformly random legal actions to the settlement: ``(actions, winner, points, deltas)``."""
+    r = play_round(rnd, seed, "random", backend=backend)
+    return r.actions, r.winner, r.points, r.deltas
+
+
+# ----------------------------------------------------------------- benchmark
+
+
+def benchmark(
+    seconds: float,
+    rules: Rules,
+    seed: int,
+    *,
+    policy: str = "random",
+    backend: str = "auto",
+    chunk: int = 2000,
+) -> dict[str, Any]:
+    """Random rounds per second on one core (what ``koikoi bench kernel`` prints).
+
+    The kernel deals rounds itself from fresh shuffles (8 cards to each hand and
+    8 to the field, the dealer alternating, the month cycling; no redeal checks or
+    instant hands), plays each to its settlement with ``policy`` for both players,
+    and counts. Compilation (or loading the cache) and a warm-up run are excluded.
+
+    Returns:
+        ``{"rounds_per_s", "rounds", "seconds", "rules", "policy", "backend",
+        "cpu_seconds", "rounds_per_cpu_s"}``: ``seconds`` is wall-clock time spent
+        in the kernel, ``cpu_seconds`` this process's CPU time over the same calls
+        (the two differ when other processes compete for the core). Without numba
+        (or with ``backend="python"``) the reference engine is measured.
+    """
+    code = _policy_code(policy)
+    if seconds <= 0:
+        raise InvalidInputError(f"seconds must be positive, not {seconds}")
+    if not _use_kernel(backend):
+        return _python_benchmark(seconds, rules, seed, code == 1, policy)
+    impl = _impl()
+    arr = _rules_array(rules)
+    rng = _rng_state(seed)
+    impl.random_rounds(arr, 200, rng, code)  # compile or load, and warm up
+    step: Callable[[Any, int, Any, int], int] = impl.random_rounds
+    rounds = 0
+    elapsed = 0.0
+    cpu = 0.0
+    while elapsed < seconds:
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        step(arr, chunk, rng, code)
+        cpu += time.process_time() - c0
+        elapsed += time.perf_counter() - t0
+        rounds += chunk
+    return _bench_result(rules, policy, "kernel", rounds, elapsed, cpu)
+
+
+def _bench_result(
+    rules: Rules, policy: str, backend: str, rounds: int, elapsed: float, cpu: float
+) -> dict[str, Any]:
+    return {
+        "rounds_per_s": rounds / elapsed,
+        "rounds": rounds,
+        "seconds": elapsed,
+        "rules": rules.name,
+        "policy": policy,
+        "backend": backend,
+        "cpu_seconds": cpu,
+        "rounds_per_cpu_s": rounds / cpu if cpu > 0 else float("inf"),
+    }
+
+
+def _python_benchmark(
+    seconds: float, rules: Rules, seed: int, greedy: bool, policy: str
+) -> dict[str, Any]:
+    from koikoi.scoring import Scorer
+
+    rng = random.Random(seed)
+    scorer = Scorer(rules)
+    rounds = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        deck = list(range(48))
+        rng.shuffle(deck)
+        dealer = rounds & 1
+        hands = [0, 0]
+        hands[dealer] = sum(1 << c for c in deck[0:8])
+        hands[1 - dealer] = sum(1 << c for c in deck[8:16])
+        rnd = Round(
+            rules,
+            hands=(hands[0], hands[1]),
+            field=sum(1 << c for c in deck[16:24]),
+            stock=deck[24:],
+            dealer=dealer,
+            round_number=rounds % 12 + 1,
+            scorer=scorer,
+            events=False,
+        )
+        _python_play(rnd, rng, greedy)
+        rounds += 1
+        elapsed = time.perf_counter() - t0
+    return _bench_result(rules, policy, "python", rounds, elapsed, time.process_time() - c0)
