@@ -264,7 +264,8 @@ class Settlement:
         for m in self.multipliers:
             figure = m.apply(figure)
             lines.append(f"  {m.describe()} -> {figure}")
-        lines.append(f"Player {self.winner} scores {self.points} points.")
+        unit = "point" if self.points == 1 else "points"
+        lines.append(f"Player {self.winner} scores {self.points} {unit}.")
         loser = 1 - self.winner
         if self.deltas[loser]:
             lines.append(f"Player {loser} pays {-self.deltas[loser]}.")

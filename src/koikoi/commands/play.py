@@ -1,0 +1,102 @@
+"""``koikoi play``: the terminal game against the AI (needs ``koikoi[tui]``).
+
+With no option it opens the new-game screen. ``--rules``, ``--opponent``,
+``--rounds`` and ``--seed`` start a match at once with those settings (the
+others at their defaults); ``--resume FILE`` goes on with a saved match.
+Everything given is checked before the screen opens, so a bad option is a
+one-line error.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``koikoi play``."""
+    parser = subparsers.add_parser(
+        "play",
+        help="play Koi-Koi against the AI in the terminal",
+        description=(
+            "Play Koi-Koi against the AI, full screen in the terminal (80x24 or larger). "
+            "With no option, the new-game screen opens."
+        ),
+    )
+    parser.add_argument(
+        "--rules", metavar="NAME|FILE", help="a preset (default nintendo) or a house-rules .toml"
+    )
+    parser.add_argument(
+        "--opponent",
+        metavar="SPEC",
+        help="the AI: random, greedy, heuristic, mcts:time=SECONDS (default greedy)",
+    )
+    parser.add_argument(
+        "--rounds", metavar="N", type=int, help="rounds in the match (default: the rules')"
+    )
+    parser.add_argument(
+        "--seed", metavar="S", help="seed of the deals, for a replayable match (default random)"
+    )
+    parser.add_argument("--resume", metavar="FILE", help="go on with a saved match")
+    parser.add_argument(
+        "--pace",
+        metavar="SECONDS",
+        type=float,
+        help="seconds per step of the AI's turn (default 0.8; 0: instant)",
+    )
+    parser.add_argument(
+        "--records",
+        metavar="DIR",
+        help="where finished matches are recorded (default $KOIKOI_HOME/records "
+        "or ~/.local/share/koikoi/records)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``koikoi play``."""
+    from koikoi.agents import make_agent
+    from koikoi.engine import parse_seed
+    from koikoi.errors import InvalidInputError, KoiKoiError
+
+    try:
+        import textual  # noqa: F401
+    except ImportError:
+        raise KoiKoiError("the terminal game needs Textual: pip install 'koikoi[tui]'") from None
+    from koikoi.tui.app import KoiKoiApp
+    from koikoi.tui.saves import load_game, records_dir, saves_dir
+    from koikoi.tui.screens import DEFAULT_PACE, GameSettings, build_rules
+
+    if args.pace is not None and not 0 <= args.pace <= 10:
+        raise InvalidInputError(f"--pace must be between 0 and 10 seconds, not {args.pace}")
+    if args.rounds is not None and args.rounds < 1:
+        raise InvalidInputError(f"--rounds must be 1 or more, not {args.rounds}")
+    records = Path(args.records).expanduser() if args.records else records_dir()
+    direct = any(v is not None for v in (args.rules, args.opponent, args.rounds, args.seed))
+    if args.resume is not None:
+        if direct:
+            raise InvalidInputError(
+                "--resume goes on with a saved match: it takes no --rules, --opponent, "
+                "--rounds or --seed"
+            )
+        path = Path(args.resume).expanduser()
+        saved = load_game(path)
+        make_agent(saved.opponent)
+        app = KoiKoiApp(
+            saved=saved, save_path=path, records=records, saves=saves_dir(), pace=args.pace
+        )
+    elif direct:
+        rules = build_rules(args.rules or "nintendo", rounds=args.rounds)
+        opponent = args.opponent or "greedy"
+        make_agent(opponent)
+        seed = parse_seed(args.seed) if args.seed is not None else None
+        pace = DEFAULT_PACE if args.pace is None else args.pace
+        settings = GameSettings(rules, opponent, seed, pace)
+        app = KoiKoiApp(settings=settings, records=records, saves=saves_dir(), pace=args.pace)
+    else:
+        app = KoiKoiApp(records=records, saves=saves_dir(), pace=args.pace)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,192 @@
+"""The terminal game application: ``koikoi play``.
+
+>>> app = KoiKoiApp(records=None)
+>>> app.TITLE
+'Koi-Koi'
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from koikoi.errors import KoiKoiError
+from koikoi.rules import get_rules
+from koikoi.tui.controller import GameController
+from koikoi.tui.dialogs import QuitDialog
+from koikoi.tui.game import GameScreen
+from koikoi.tui.saves import SavedGame, latest_save, load_game
+from koikoi.tui.screens import DEFAULT_PACE, GameSettings, NewGameScreen
+
+__all__ = ["KoiKoiApp", "run_app"]
+
+
+def _clock_stamp() -> str:
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+class KoiKoiApp(App[None]):
+    """Koi-Koi against the AI, full screen.
+
+    Args:
+        settings: start this match at once (else the new-game screen opens).
+        saved: resume this saved match at once.
+        save_path: the file ``saved`` came from (overwritten by later saves,
+            removed when the match ends).
+        records: directory for the records of finished matches (``None``: none kept).
+        saves: directory for saves.
+        pace: seconds per step of the opponent's turn (0: instant).
+        stamp: makes the time stamp of record names (tests pass a fixed one).
+    """
+
+    TITLE = "Koi-Koi"
+    ENABLE_COMMAND_PALETTE = False
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal"), (110, "-wide")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # noqa: RUF012
+
+    CSS = """
+    Screen { background: $surface; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "request_quit", "Quit", priority=True, show=False),
+    ]
+
+    def __init__(
+        self,
+        *,
+        settings: GameSettings | None = None,
+        saved: SavedGame | None = None,
+        save_path: Path | None = None,
+        records: Path | None = None,
+        saves: Path | None = None,
+        pace: float | None = None,
+        stamp: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.saved = saved
+        self.save_path = save_path
+        self.records = records
+        self.saves = saves
+        self.pace = pace
+        self.stamp = stamp
+        self.game_screen: GameScreen | None = None
+
+    def on_mount(self) -> None:
+        if self.saved is not None:
+            error = self.resume(self.saved, self.save_path)
+            if error:
+                self.open_new_game(error)
+        elif self.settings is not None:
+            error = self.start_game(self.settings)
+            if error:
+                self.open_new_game(error)
+        else:
+            self.open_new_game()
+
+    # ---------------------------------------------------------------- screens
+
+    def open_new_game(self, error: str = "") -> None:
+        resume = latest_save(self.saves) if self.saves is not None else None
+        defaults = self.settings or GameSettings(
+            get_rules("nintendo"), pace=self.pace if self.pace is not None else DEFAULT_PACE
+        )
+        screen = NewGameScreen(
+            defaults=defaults,
+            resume=resume,
+            on_start=self.start_game,
+            on_resume=self.resume_file,
+        )
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+        if error:
+            self.notify(error, title="Could not start", severity="error", timeout=8)
+
+    def _stamp(self) -> str:
+        return self.stamp if self.stamp is not None else _clock_stamp()
+
+    def _play(self, game: GameController, pace: float, save_path: Path | None) -> None:
+        screen = GameScreen(
+            game,
+            pace=pace,
+            records=self.records,
+            saves=self.saves,
+            save_path=save_path,
+            stamp=self._stamp,
+            on_done=self._after_game,
+        )
+        self.game_screen = screen
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def _after_game(self, choice: str) -> None:
+        self.game_screen = None
+        if choice == "new":
+            self.open_new_game()
+        else:
+            self.exit()
+
+    def start_game(self, settings: GameSettings) -> str | None:
+        """Start a match; returns an error message instead when it cannot."""
+        try:
+            game = GameController(settings.rules, opponent=settings.opponent, seed=settings.seed)
+        except KoiKoiError as exc:
+            return str(exc)
+        pace = settings.pace if self.pace is None else self.pace
+        self._play(game, pace, None)
+        return None
+
+    def resume(self, saved: SavedGame, path: Path | None) -> str | None:
+        """Resume a saved match; returns an error message instead when it cannot."""
+        try:
+            game = GameController.from_saved(saved)
+        except KoiKoiError as exc:
+            return f"cannot resume: {exc}"
+        pace = self.pace if self.pace is not None else DEFAULT_PACE
+        self._play(game, pace, path)
+        self.notify(f"Resumed after {len(saved.actions)} moves.", timeout=3)
+        return None
+
+    def resume_file(self, path: Path) -> str | None:
+        try:
+            saved = load_game(path)
+        except KoiKoiError as exc:
+            return str(exc)
+        return self.resume(saved, path)
+
+    # ------------------------------------------------------------------ quit
+
+    def action_request_quit(self) -> None:
+        """Ctrl+C or q: offer to save an unfinished match, then quit."""
+        if any(isinstance(s, QuitDialog) for s in self.screen_stack):
+            self.exit()
+            return
+        game = self.game_screen
+        unfinished = game is not None and not game.game.is_over
+
+        def answer(choice: str | None) -> None:
+            if choice == "save" and game is not None:
+                try:
+                    path = game.save_now()
+                except KoiKoiError as exc:
+                    self.notify(str(exc), title="Not saved", severity="error")
+                    return
+                self.exit(message=f"Saved to {path}\nResume with: koikoi play --resume {path}")
+            elif choice == "quit":
+                self.exit()
+
+        self.push_screen(QuitDialog(can_save=unfinished), answer)
+
+
+def run_app(app: KoiKoiApp) -> None:
+    """Run the app in the terminal."""
+    app.run()

@@ -1,0 +1,533 @@
+"""The game behind the screen: the match, the AI opponent, what the human may see.
+
+The :class:`GameController` owns the :class:`~koikoi.engine.Match`; the
+screens draw only from :meth:`GameController.view` (the human's
+:class:`~koikoi.views.PlayerView`) and from :class:`Table` snapshots built from
+it, never from the round's hidden fields. No Textual here: the controller is
+tested on its own.
+
+The human is player 0, the AI player 1.
+
+>>> from koikoi.rules import get_rules
+>>> game = GameController(get_rules("nintendo"), opponent="greedy", seed=1)
+>>> game.view().hand.bit_count(), game.view().opponent_hand_count
+(8, 8)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Final
+
+from koikoi.actions import (
+    DISCARD_BASE,
+    KOIKOI_ID,
+    PLAY_TARGET_BASE,
+    STOP_ID,
+    TAKE_BASE,
+    describe_action_id,
+)
+from koikoi.agents import Agent, make_agent
+from koikoi.cards import CODES, MONTH_NAMES
+from koikoi.engine import Event, Match, Phase, Round, month_of_round
+from koikoi.errors import IllegalActionError
+from koikoi.rules import Rules
+from koikoi.scoring import YAKU_NAMES, Scorer, Settlement, YakuResult
+from koikoi.tui.cardtext import card_caption
+from koikoi.tui.saves import SavedGame, save_game, save_record
+from koikoi.views import PlayerView, view_of, view_of_round
+
+__all__ = [
+    "HUMAN",
+    "OPPONENT",
+    "GameController",
+    "RoundResult",
+    "Step",
+    "Table",
+    "action_text",
+    "narrate",
+    "plays_by_card",
+]
+
+HUMAN: Final = 0
+OPPONENT: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """A finished round as the human saw it.
+
+    ``view`` is the human's view of the round as it ended (both capture piles,
+    the field); ``None`` for a round that ended at the deal (instant hand).
+    """
+
+    round_number: int
+    month: int
+    dealer: int | None
+    settlement: Settlement
+    view: PlayerView | None
+    scores: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one action did: who acted, and the events the human may see."""
+
+    player: int
+    action_id: int
+    events: tuple[Event, ...]
+    results: tuple[RoundResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """What the human sees on the table at one moment (drawn from a view, then
+    moved on event by event while a turn is shown step by step)."""
+
+    round_number: int
+    rounds: int
+    month: int
+    dealer: int
+    current: int
+    hand: int
+    opponent_count: int
+    field: int
+    piles: tuple[int, int]
+    stock_count: int
+    drawn: int
+    round_scores: tuple[int, int]
+    koikoi_calls: tuple[int, int]
+    match_scores: tuple[int, int]
+
+    @classmethod
+    def from_view(cls, view: PlayerView) -> Table:
+        return cls(
+            round_number=view.round_number,
+            rounds=view.rounds,
+            month=view.month,
+            dealer=view.dealer,
+            current=view.current,
+            hand=view.hand,
+            opponent_count=view.opponent_hand_count,
+            field=view.field,
+            piles=view.piles,
+            stock_count=view.stock_count,
+            drawn=view.drawn,
+            round_scores=view.round_scores,
+            koikoi_calls=view.koikoi_calls,
+            match_scores=view.match_scores,
+        )
+
+    def _capture(self, player: int, got: int) -> tuple[int, tuple[int, int]]:
+        piles = list(self.piles)
+        piles[player] |= got
+        return self.field & ~got, (piles[0], piles[1])
+
+    def after(self, event: Event) -> Table:
+        """The table once ``event`` has happened (board events only; others: unchanged)."""
+        p = event.player
+        card = event.card
+        if p is None or p not in (0, 1):
+            return self
+        if event.kind == "play" and card is not None:
+            hand, count = self.hand, self.opponent_count
+            if p == HUMAN:
+                hand &= ~(1 << card)
+            else:
+                count = max(0, count - 1)
+            if event.cards:
+                field, piles = self._capture(p, event.cards)
+            else:
+                field, piles = self.field | (1 << card), self.piles
+            return replace(
+                self, hand=hand, opponent_count=count, field=field, piles=piles, current=p
+            )
+        if event.kind == "draw" and card is not None:
+            stock = max(0, self.stock_count - 1)
+            if "choice" in event.data:
+                return replace(self, stock_count=stock, drawn=card)
+            if event.cards:
+                field, piles = self._capture(p, event.cards)
+                return replace(self, stock_count=stock, field=field, piles=piles, drawn=-1)
+            return replace(self, stock_count=stock, field=self.field | (1 << card), drawn=-1)
+        if event.kind == "take":
+            field, piles = self._capture(p, event.cards)
+            return replace(self, field=field, piles=piles, drawn=-1)
+        if event.kind == "yaku":
+            scores = list(self.round_scores)
+            scores[p] = int(event.data.get("total", scores[p]))
+            return replace(self, round_scores=(scores[0], scores[1]))
+        if event.kind == "koikoi":
+            calls = list(self.koikoi_calls)
+            calls[p] = int(event.data.get("calls", calls[p] + 1))
+            return replace(self, koikoi_calls=(calls[0], calls[1]))
+        return self
+
+
+def plays_by_card(view: PlayerView) -> dict[int, list[int]]:
+    """The legal play ids of the human's turn, grouped by the hand card they play.
+
+    A card with one entry plays at once; two or more (two matching field cards,
+    the wild Lightning, or the option to lay it without capturing) need a choice.
+    """
+    out: dict[int, list[int]] = {}
+    if view.phase is not Phase.PLAY:
+        return out
+    for action_id in view.legal_ids:
+        if action_id < PLAY_TARGET_BASE:
+            card = action_id
+        elif action_id < DISCARD_BASE:
+            card = (action_id - PLAY_TARGET_BASE) // 48
+        elif action_id < TAKE_BASE:
+            card = action_id - DISCARD_BASE
+        else:
+            continue
+        out.setdefault(card, []).append(action_id)
+    return out
+
+
+def action_text(action_id: int) -> str:
+    """An action in words for the human: ``"play 3L Cherry · Curtain, capture 3P1"``."""
+    if action_id < PLAY_TARGET_BASE:
+        return f"play {card_caption(action_id)}"
+    if action_id < DISCARD_BASE:
+        c, t = divmod(action_id - PLAY_TARGET_BASE, 48)
+        return f"play {CODES[c]}, capture {card_caption(t)}"
+    if action_id < TAKE_BASE:
+        return f"lay {card_caption(action_id - DISCARD_BASE)} without capturing"
+    if action_id < KOIKOI_ID:
+        return f"capture {card_caption(action_id - TAKE_BASE)}"
+    if action_id == KOIKOI_ID:
+        return "koi-koi (play on)"
+    if action_id == STOP_ID:
+        return "stop (shōbu)"
+    return describe_action_id(action_id)
+
+
+def _codes(mask: int) -> str:
+    return " ".join(CODES[c] for c in range(48) if mask >> c & 1)
+
+
+def narrate(
+    event: Event, names: tuple[str, str] = ("You", "AI"), *, you: int | None = HUMAN
+) -> str | None:
+    """One sentence about an event for the log, or ``None`` for events not worth a line.
+
+    ``you`` is the player addressed in the second person ("You play"); ``None``
+    tells every move in the third person (replays).
+    """
+    p = event.player
+    who = names[p] if p in (0, 1) and p is not None else ""
+    second = you is not None and p == you
+
+    def verb(base: str, third: str) -> str:
+        return base if second else third
+
+    def verb_of(player: int, base: str, third: str) -> str:
+        return base if you is not None and player == you else third
+
+    kind = event.kind
+    data = event.data
+    card = event.card
+    if kind == "play" and card is not None:
+        what = card_caption(card)
+        if data.get("discard"):
+            return f"{who} {verb('lay', 'lays')} {what} on the field without capturing."
+        if event.cards:
+            got = _codes(event.cards & ~(1 << card))
+            return f"{who} {verb('play', 'plays')} {what} and {verb('capture', 'captures')} {got}."
+        return f"{who} {verb('play', 'plays')} {what}: no match, it stays on the field."
+    if kind == "draw" and card is not None:
+        what = card_caption(card)
+        if "choice" in data:
+            return (
+                f"{who} {verb('draw', 'draws')} {what}: it matches {' and '.join(data['choice'])}."
+            )
+        if event.cards:
+            got = _codes(event.cards & ~(1 << card))
+            return f"{who} {verb('draw', 'draws')} {what} and {verb('capture', 'captures')} {got}."
+        return f"{who} {verb('draw', 'draws')} {what}: no match, it stays on the field."
+    if kind == "take" and card is not None:
+        got = _codes(event.cards & ~(1 << card))
+        return (
+            f"{who} {verb('draw', 'draws')} {card_caption(card)} "
+            f"and {verb('capture', 'captures')} {got}."
+        )
+    if kind == "yaku":
+        return f"{who} now {verb('hold', 'holds')} yaku worth {data.get('total')} points."
+    if kind == "koikoi":
+        n = data.get("calls", 1)
+        times = "" if n == 1 else f" ({n} calls)"
+        return f"{who} {verb('call', 'calls')} KOI-KOI and {verb('play', 'plays')} on{times}."
+    if kind == "stop":
+        how = " (automatically: no koi-koi possible)" if data.get("automatic") else ""
+        return f"{who} {verb('stop', 'stops')} the round{how}."
+    if kind == "exhausted":
+        return "Both hands are empty: the round is over."
+    if kind == "round_over":
+        winner = data.get("winner")
+        if winner is None:
+            return "Nobody scores this round."
+        return f"{names[winner]} {verb_of(winner, 'score', 'scores')} {data.get('points')}."
+    if kind == "round_start":
+        month = int(data.get("month", 1))
+        dealer = names[int(data.get("dealer", 0))]
+        return (
+            f"Round {data.get('round')}: month {month} ({MONTH_NAMES[month - 1]}). "
+            f"Dealer: {dealer}."
+        )
+    if kind == "redeal":
+        return f"Redeal ({data.get('why', 'deal check')})."
+    if kind == "instant":
+        yaku = str(data.get("yaku", ""))
+        label = YAKU_NAMES.get(yaku, (yaku, yaku))[1]
+        return (
+            f"{who} {verb('hold', 'holds')} an instant hand: {label} "
+            f"[{_codes(event.cards)}], {data.get('points')} points."
+        )
+    if kind == "first_dealer":
+        dealer = names[int(data.get("dealer", 0))]
+        if data.get("method") == "random":
+            d = int(data.get("dealer", 0))
+            return f"A coin flip decides: {dealer} {verb_of(d, 'deal', 'deals')} first."
+        draws = data.get("draws", [])
+        last = draws[-1] if draws else ["?", "?"]
+        return (
+            f"First-dealer draw: {names[0]} {last[0]}, {names[1]} {last[1]}. "
+            f"{dealer} {verb_of(int(data.get('dealer', 0)), 'deal', 'deals')} first."
+        )
+    if kind == "match_over":
+        winner = data.get("winner", p)
+        scores = data.get("scores", [0, 0])
+        if winner is None:
+            return f"The match is drawn, {scores[0]} to {scores[1]}."
+        return f"The match is over: {names[winner]} {verb_of(winner, 'win', 'wins')}."
+    return None
+
+
+class GameController:
+    """A match between the human (player 0) and an AI opponent (player 1).
+
+    Args:
+        rules: the rules of the match.
+        opponent: the opponent's agent spec (see :func:`koikoi.agents.make_agent`).
+        seed: the match seed (default: a random one, kept so the match can be saved).
+        agent: an already built agent (tests); ``opponent`` then only names it.
+        actions: actions to re-play at once (resuming a save).
+
+    Raises:
+        InvalidInputError: the opponent spec names no available agent.
+        IllegalActionError: an action to re-play is not legal.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        *,
+        opponent: str = "greedy",
+        seed: int | None = None,
+        agent: Agent | None = None,
+        actions: tuple[int, ...] = (),
+        names: tuple[str, str] | None = None,
+    ) -> None:
+        self.opponent_spec = opponent
+        self.agent: Agent = agent if agent is not None else make_agent(opponent)
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
+        self.names: tuple[str, str] = names or ("You", f"AI ({self.agent.name})")
+        self.match = Match(rules, seed=self.seed)
+        self.scorer = Scorer(rules)
+        self.results: list[RoundResult] = []
+        self._collect(0, None)
+        for action_id in actions:
+            self.apply(action_id)
+
+    @classmethod
+    def from_saved(cls, saved: SavedGame, *, agent: Agent | None = None) -> GameController:
+        """Rebuild a saved match (re-playing its actions)."""
+        return cls(
+            saved.rules,
+            opponent=saved.opponent,
+            seed=saved.seed,
+            agent=agent,
+            actions=saved.actions,
+            names=saved.names,
+        )
+
+    def to_saved(self) -> SavedGame:
+        """The match so far as a save."""
+        return SavedGame(
+            self.match.rules,
+            self.seed,
+            self.opponent_spec,
+            tuple(self.match.actions),
+            self.names,
+        )
+
+    # -------------------------------------------------------------- queries
+
+    @property
+    def rules(self) -> Rules:
+        return self.match.rules
+
+    @property
+    def is_over(self) -> bool:
+        return self.match.is_over
+
+    def view(self) -> PlayerView:
+        """The human's view of the match: all the screen may draw from."""
+        return view_of(self.match, HUMAN)
+
+    def table(self) -> Table:
+        return Table.from_view(self.view())
+
+    @property
+    def human_to_act(self) -> bool:
+        return not self.match.is_over and self.match.current == HUMAN
+
+    def current_yaku(self, player: int) -> YakuResult:
+        """The yaku a player holds now (capture piles are public)."""
+        v = self.view()
+        return self.scorer.evaluate(v.piles[player], v.month, v.koikoi_calls[player] > 0)
+
+    def stop_preview(self, player: int = HUMAN) -> Settlement:
+        """What ``player`` would score by stopping now, multipliers included."""
+        v = self.view()
+        calls = v.koikoi_calls
+        result = self.current_yaku(player)
+        improved = calls[player] > 0 and v.round_scores[player] > v.called_scores[player]
+        return self.scorer.settle(
+            result,
+            winner=player,
+            reason="stop",
+            own_koikoi=calls[player],
+            opponent_koikoi=calls[1 - player],
+            improved_after_koikoi=improved,
+        )
+
+    @property
+    def can_advise(self) -> bool:
+        return callable(getattr(self.agent, "evaluate", None))
+
+    def advice(self) -> dict[int, float] | None:
+        """The opponent AI's evaluation of the human's legal actions (``None``: it cannot)."""
+        evaluate = getattr(self.agent, "evaluate", None)
+        if not callable(evaluate):
+            return None
+        rng = random.Random(f"hint/{self.seed}/{len(self.match.actions)}")
+        values = evaluate(self.view(), rng)
+        return {int(k): float(v) for k, v in dict(values).items()}
+
+    # -------------------------------------------------------------- actions
+
+    def agent_rng(self) -> random.Random:
+        """The opponent's generator for its next choice, fixed by the seed and the move number."""
+        return random.Random(f"{self.seed}/{len(self.match.actions)}")
+
+    def choose_opponent_action(self) -> int:
+        """Ask the opponent for its action (may be slow for search agents: run off the UI).
+
+        Raises:
+            IllegalActionError: the agent chose an action that is not legal.
+        """
+        view = view_of(self.match, OPPONENT, with_history=True)
+        if not view.legal_ids:
+            raise IllegalActionError(
+                f"the match is stuck in round {view.round_number}: the opponent has no legal action"
+            )
+        action_id = self.agent.act(view, self.agent_rng())
+        if action_id not in view.legal_ids:
+            raise IllegalActionError(
+                f"the opponent {self.agent.name!r} chose {describe_action_id(action_id)!r}, "
+                "which is not legal"
+            )
+        return int(action_id)
+
+    def apply(self, action_id: int) -> Step:
+        """Apply an action of the player to act (checked).
+
+        Raises:
+            IllegalActionError: if it is not legal (nothing changes).
+        """
+        match = self.match
+        if match.is_over:
+            raise IllegalActionError("the match is over: no action is legal")
+        player = match.current
+        old_round = match.round
+        n_settled = len(match.settlements)
+        n_events = len(match.events)
+        match.apply(action_id)
+        events = tuple(e for e in match.events[n_events:] if e.visible_to(HUMAN))
+        results = self._collect(n_settled, old_round)
+        return Step(player, action_id, events, results)
+
+    def step_opponent(self) -> Step:
+        """Let the opponent act once."""
+        if self.human_to_act or self.match.is_over:
+            raise IllegalActionError("it is not the opponent's turn")
+        return self.apply(self.choose_opponent_action())
+
+    def _collect(self, n_settled: int, old_round: Round | None) -> tuple[RoundResult, ...]:
+        match = self.match
+        new = match.settlements[n_settled:]
+        if not new:
+            return ()
+        dealers: dict[int, int] = {}
+        for e in match.events:
+            if e.kind == "round_start":
+                dealers[int(e.data["round"])] = int(e.data["dealer"])
+        scores = [match.rules.game.start_points] * 2
+        for s in match.settlements[:n_settled]:
+            scores[0] += s.deltas[0]
+            scores[1] += s.deltas[1]
+        out: list[RoundResult] = []
+        for i, settlement in enumerate(new):
+            number = n_settled + i + 1
+            scores[0] += settlement.deltas[0]
+            scores[1] += settlement.deltas[1]
+            view: PlayerView | None = None
+            rnd = old_round if i == 0 else None
+            if rnd is not None and rnd.settlement is settlement:
+                view = view_of_round(
+                    rnd,
+                    HUMAN,
+                    match_scores=(scores[0], scores[1]),
+                    rounds=match.rules.game.rounds,
+                )
+            out.append(
+                RoundResult(
+                    number,
+                    month_of_round(number),
+                    dealers.get(number),
+                    settlement,
+                    view,
+                    (scores[0], scores[1]),
+                )
+            )
+        self.results.extend(out)
+        return tuple(out)
+
+    # ----------------------------------------------------------------- files
+
+    def save(self, path: str | Path) -> Path:
+        """Save the unfinished match (a record of it, see :mod:`koikoi.tui.saves`)."""
+        return save_game(self.match, path, opponent=self.opponent_spec, names=self.names)
+
+    def save_record(self, directory: str | Path, *, stamp: str = "") -> Path:
+        """Save the match as a record in ``directory``."""
+        return save_record(
+            self.match, directory, opponent=self.opponent_spec, names=self.names, stamp=stamp
+        )
+
+    def explain(self, settlement: Settlement) -> str:
+        """:meth:`Settlement.explain` with the players' names."""
+        text = settlement.explain()
+        for p in (0, 1):
+            text = text.replace(
+                f"Player {p} scores", f"{self.names[p]} {'score' if p == 0 else 'scores'}"
+            )
+            text = text.replace(
+                f"Player {p} pays", f"{self.names[p]} {'pay' if p == 0 else 'pays'}"
+            )
+        return text

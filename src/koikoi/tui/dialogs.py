@@ -1,0 +1,419 @@
+"""Modal dialogs: a choice between cards, koi-koi or stop, quitting, hints, messages."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from koikoi.actions import KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
+from koikoi.cards import MONTH_MASKS, format_cards
+from koikoi.rules import Rules
+from koikoi.scoring import Settlement, YakuResult
+from koikoi.tui.cardtext import card_caption, chip_text
+from koikoi.tui.controller import action_text
+from koikoi.tui.widgets import TooSmall
+
+__all__ = [
+    "ChoiceOption",
+    "ChooseDialog",
+    "HintDialog",
+    "KoiKoiDialog",
+    "KoiKoiFacts",
+    "MessageDialog",
+    "QuitDialog",
+    "advice_lines",
+    "bonus_note",
+]
+
+DIALOG_CSS = """
+.dialog {
+    width: 76;
+    max-width: 100%;
+    height: auto;
+    max-height: 100%;
+    border: thick $accent;
+    background: $panel;
+    padding: 0 1;
+}
+.dialog-title {
+    text-style: bold;
+    width: 1fr;
+    content-align: center middle;
+    color: $accent;
+}
+.dialog-buttons {
+    height: auto;
+    align-horizontal: center;
+    margin-top: 1;
+}
+.dialog-buttons Button {
+    margin: 0 1;
+    min-width: 12;
+}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceOption:
+    """One choice: the action id it stands for, its label and the card to draw (or -1)."""
+
+    action_id: int
+    label: str
+    card: int = -1
+
+
+class ChooseDialog(ModalScreen[int | None]):
+    """Choose one of a few actions, e.g. which of two matching field cards to capture.
+
+    Keys ``1``..``9`` pick an option; ``escape`` cancels when ``cancellable``.
+    """
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    ChooseDialog { align: center middle; }
+    ChooseDialog .choice-card { height: 3; width: 9; margin: 0 1 0 0; }
+    ChooseDialog .choice-row { height: auto; margin: 0 0 1 0; }
+    ChooseDialog .choice-row Button { width: 1fr; }
+    ChooseDialog #choices { height: auto; max-height: 16; }
+    """
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        *[Binding(str(n), f"choose({n})", show=False) for n in range(1, 10)],
+    ]
+
+    def __init__(
+        self, title: str, prompt: str, options: Sequence[ChoiceOption], *, cancellable: bool = True
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.prompt = prompt
+        self.options = list(options)
+        self.cancellable = cancellable
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield Static(self.prompt, id="choose-prompt")
+            with VerticalScroll(id="choices", can_focus=False):
+                for n, option in enumerate(self.options, 1):
+                    with Horizontal(classes="choice-row"):
+                        if option.card >= 0:
+                            yield Static(chip_text(option.card), classes="choice-card")
+                        yield Button(f"{n}. {option.label}", id=f"choice-{n}")
+            if self.cancellable:
+                with Horizontal(classes="dialog-buttons"):
+                    yield Button("Cancel (Esc)", id="cancel", variant="default")
+        yield TooSmall()
+
+    def action_choose(self, n: int) -> None:
+        if 1 <= n <= len(self.options):
+            self.dismiss(self.options[n - 1].action_id)
+
+    def action_cancel(self) -> None:
+        if self.cancellable:
+            self.dismiss(None)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        button_id = event.button.id or ""
+        if button_id == "cancel":
+            self.action_cancel()
+        elif button_id.startswith("choice-"):
+            self.action_choose(int(button_id.removeprefix("choice-")))
+
+
+def bonus_note(rules: Rules, opponent: str) -> str:
+    """What koi-koi risks and earns under the rules' ``koikoi.bonus``."""
+    bonus = rules.koikoi.bonus
+    double = " Seven points or more are doubled." if rules.koikoi.seven_double else ""
+    if bonus == "opponent_x2":
+        return (
+            f"Koi-koi: play on for more. If {opponent} then stops first, you score nothing "
+            f"and its points are doubled.{double}"
+        )
+    if bonus == "challenge_x2":
+        return (
+            "Koi-koi: play on; if you improve and then stop, your points are doubled. "
+            f"If {opponent} stops first, you score nothing and its points are doubled.{double}"
+        )
+    if bonus == "ladder":
+        return (
+            "Koi-koi: each call adds to your score when you finally stop (+1, +2, +3, "
+            f"then x(calls - 2)). If {opponent} stops first, you score nothing.{double}"
+        )
+    return f"Koi-koi: play on for more. If {opponent} stops first, you score nothing.{double}"
+
+
+def _outcome(action_id: int, field: int) -> str:
+    """What a plain play would capture from ``field`` (for hints)."""
+    if action_id >= PLAY_TARGET_BASE:
+        return ""
+    matches = field & MONTH_MASKS[action_id // 4]
+    if not matches:
+        return " (stays on the field)"
+    return " (takes " + format_cards(matches) + ")"
+
+
+def advice_lines(
+    values: dict[int, float] | None, legal: Sequence[int], *, field: int | None = None
+) -> list[str]:
+    """The AI's values of the legal actions, best first (or why there are none).
+
+    With ``field``, a plain play says what it would capture.
+    """
+    if values is None:
+        return ["No hint available for this opponent."]
+    rows = [(values[a], a) for a in legal if a in values]
+    if not rows:
+        return ["The AI gave no values for these actions."]
+    rows.sort(key=lambda r: -r[0])
+    out = []
+    for i, (value, action_id) in enumerate(rows):
+        best = "  ← best" if i == 0 else ""
+        outcome = _outcome(action_id, field) if field is not None else ""
+        out.append(f"{value:+7.2f}  {action_text(action_id)}{outcome}{best}")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class KoiKoiFacts:
+    """What the koi-koi dialog shows."""
+
+    rules: Rules
+    yaku: YakuResult
+    stop: Settlement
+    stop_text: str
+    opponent: str
+    opponent_calls: int
+    own_calls: int
+    opponent_score: int
+    hand_counts: tuple[int, int]
+    stock_count: int
+
+
+class KoiKoiDialog(ModalScreen[int]):
+    """Koi-koi (play on) or stop: the yaku held, what stopping scores now, the AI's advice."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    KoiKoiDialog { align: center middle; }
+    KoiKoiDialog #kk-body { height: auto; max-height: 16; }
+    KoiKoiDialog #kk-advice { color: $text-muted; height: auto; }
+    """
+    )
+
+    AUTO_FOCUS = None  # Enter must not call koi-koi by accident: k, s or a mouse click.
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("k", "koikoi", "Koi-koi"),
+        Binding("s", "stop", "Stop"),
+        Binding("a", "advice", "Ask the AI"),
+    ]
+
+    def __init__(
+        self, facts: KoiKoiFacts, advise: Callable[[], dict[int, float] | None] | None = None
+    ) -> None:
+        super().__init__()
+        self.facts = facts
+        self.advise = advise
+        self.advice: list[str] | None = None
+
+    def body_text(self) -> Text:
+        f = self.facts
+        text = Text()
+        text.append("Your yaku:\n", "bold")
+        for y in f.yaku.yaku:
+            text.append(f"  {y.describe()}\n")
+        text.append(f"Yaku total: {f.yaku.total}\n", "bold")
+        text.append(f"Stop now and you score {f.stop.points}", "bold green")
+        steps = " · ".join(m.describe() for m in f.stop.multipliers)
+        text.append(f" (base {f.stop.base}{' · ' + steps if steps else ''})\n")
+
+        def times(n: int) -> str:
+            return "never" if n == 0 else ("once" if n == 1 else f"{n} times")
+
+        text.append(
+            f"{f.opponent}: yaku {f.opponent_score}, called koi-koi {times(f.opponent_calls)}. "
+            f"You called koi-koi {times(f.own_calls)}.\n"
+            f"Cards left: you {f.hand_counts[0]}, {f.opponent} {f.hand_counts[1]}, "
+            f"stock {f.stock_count}.\n"
+        )
+        text.append(bonus_note(f.rules, f.opponent), "italic")
+        return text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="kk-dialog"):
+            yield Static("Koi-koi or stop?  (こいこい / 勝負)", classes="dialog-title")
+            with VerticalScroll(id="kk-body"):
+                yield Static(self.body_text(), id="kk-text")
+            yield Static("", id="kk-advice")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Koi-koi (k)", id="koikoi", variant="warning")
+                yield Button("Stop (s)", id="stop", variant="success")
+                yield Button("Ask the AI (a)", id="advice", variant="default")
+        yield TooSmall()
+
+    def action_koikoi(self) -> None:
+        self.dismiss(KOIKOI_ID)
+
+    def action_stop(self) -> None:
+        self.dismiss(STOP_ID)
+
+    def action_advice(self) -> None:
+        advice = self.query_one("#kk-advice", Static)
+        if self.advise is None:
+            self.advice = ["No hint available for this opponent."]
+            advice.update(self.advice[0])
+            return
+        advice.update("The AI is thinking…")
+        self.run_worker(self._advise(), exclusive=True, group="advice")
+
+    async def _advise(self) -> None:
+        if self.advise is None:  # pragma: no cover - checked by the caller
+            return
+        values = await asyncio.to_thread(self.advise)
+        self.advice = advice_lines(values, [KOIKOI_ID, STOP_ID])
+        verdict = ""
+        if values is not None and KOIKOI_ID in values and STOP_ID in values:
+            verdict = "The AI would " + (
+                "call koi-koi." if values[KOIKOI_ID] > values[STOP_ID] else "stop."
+            )
+        lines = ["AI advice (expected points):", *self.advice]
+        if verdict:
+            lines.append(verdict)
+        self.query_one("#kk-advice", Static).update("\n".join(lines))
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "koikoi":
+            self.action_koikoi()
+        elif event.button.id == "stop":
+            self.action_stop()
+        elif event.button.id == "advice":
+            self.action_advice()
+
+
+class QuitDialog(ModalScreen[str]):
+    """Leaving a game: ``"save"`` (save and quit), ``"quit"`` or ``"cancel"``."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    QuitDialog { align: center middle; }
+    QuitDialog .dialog { width: 60; }
+    """
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "choose('cancel')", "Cancel"),
+        Binding("s", "choose('save')", "Save and quit"),
+        Binding("y", "choose('save')", show=False),
+        Binding("d", "choose('quit')", "Quit without saving"),
+    ]
+
+    def __init__(self, can_save: bool = True) -> None:
+        super().__init__()
+        self.can_save = can_save
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static("Leave the game?", classes="dialog-title")
+            if self.can_save:
+                yield Static(
+                    "The match is not over. Save it to resume later (koikoi play --resume)?"
+                )
+            with Horizontal(classes="dialog-buttons"):
+                if self.can_save:
+                    yield Button("Save and quit (s)", id="save", variant="success")
+                yield Button("Quit (d)", id="quit", variant="error")
+                yield Button("Cancel (Esc)", id="cancel")
+        yield TooSmall()
+
+    def action_choose(self, what: str) -> None:
+        if what == "save" and not self.can_save:
+            return
+        self.dismiss(what)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id or "cancel")
+
+
+class MessageDialog(ModalScreen[None]):
+    """A title and some text; any of Enter, Escape or Space closes it."""
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    MessageDialog { align: center middle; }
+    MessageDialog #message-body { height: auto; max-height: 18; }
+    """
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("enter", "close", show=False),
+        Binding("space", "close", show=False),
+        Binding("h", "close", show=False),
+    ]
+
+    def __init__(self, title: str, body: str | Text) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            with VerticalScroll(id="message-body"):
+                yield Static(self.body, id="message-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("OK (Enter)", id="ok", variant="primary")
+        yield TooSmall()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+
+class HintDialog(MessageDialog):
+    """The AI's evaluation of each legal play."""
+
+    def __init__(
+        self,
+        values: dict[int, float] | None,
+        legal: Sequence[int],
+        who: str,
+        *,
+        field: int | None = None,
+    ) -> None:
+        lines = advice_lines(values, legal, field=field)
+        if values is not None:
+            lines = [f"{who}'s estimate of each play (higher is better for you):", *lines]
+        super().__init__("Hint", "\n".join(lines))
+        self.values = values
+
+
+def card_options(action_ids: Sequence[int], cards: Sequence[int]) -> list[ChoiceOption]:
+    """Options for a choice, one per action, each showing its card."""
+    return [
+        ChoiceOption(a, card_caption(c) if c >= 0 else action_text(a), c)
+        for a, c in zip(action_ids, cards, strict=True)
+    ]

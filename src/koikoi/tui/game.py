@@ -1,0 +1,612 @@
+"""The table: the screen where a match is played.
+
+Everything drawn here comes from the human's :class:`~koikoi.views.PlayerView`
+(through :class:`~koikoi.tui.controller.Table` snapshots); the match itself
+stays in the :class:`~koikoi.tui.controller.GameController`.
+
+One worker runs the match: it waits for the human's play (a future resolved by
+keys or clicks), asks the opponent (in a thread, so a searching AI does not
+freeze the screen), and shows each step at the chosen pace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
+from koikoi.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
+from koikoi.engine import Phase
+from koikoi.errors import KoiKoiError
+from koikoi.tui.cardtext import back_text, card_caption, pile_text
+from koikoi.tui.controller import (
+    HUMAN,
+    OPPONENT,
+    GameController,
+    Step,
+    Table,
+    narrate,
+    plays_by_card,
+)
+from koikoi.tui.dialogs import (
+    ChoiceOption,
+    ChooseDialog,
+    HintDialog,
+    KoiKoiDialog,
+    KoiKoiFacts,
+)
+from koikoi.tui.progress import progress_line, yaku_progress
+from koikoi.tui.screens import (
+    CapturesScreen,
+    HelpScreen,
+    MatchEndScreen,
+    RoundEndScreen,
+    piles_and_progress,
+)
+from koikoi.tui.widgets import CardRow, Marker, TooSmall
+
+__all__ = ["GameScreen"]
+
+BOARD_EVENTS = frozenset({"play", "draw", "take", "koikoi", "stop"})
+
+
+class GameScreen(Screen[None]):
+    """A match against the AI; ``on_done`` gets ``"new"`` (new game) or ``"quit"`` at its end."""
+
+    DEFAULT_CSS = """
+    GameScreen { layout: vertical; }
+    #status { height: 1; background: $primary-darken-2; color: $text; padding: 0 1; }
+    #body { height: 1fr; }
+    #table { width: 1fr; height: 1fr; overflow-y: auto; }
+    #side { display: none; width: 40; height: 1fr; border-left: vkey $primary; padding: 0 1; }
+    GameScreen.-wide #side { display: block; }
+    GameScreen.-wide .compact { display: none; }
+    .line { height: 1; }
+    #opponent-line { color: $text; }
+    #field-label { color: $text-muted; }
+    #turn { height: 2; color: $warning; text-style: bold; }
+    #log { height: 1fr; min-height: 1; scrollbar-size-vertical: 1; }
+    GameScreen.-wide #log { min-height: 3; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "move(-1)", "Card", show=False),
+        Binding("right", "move(1)", "Card", show=False),
+        Binding("enter", "play_selected", "Play"),
+        Binding("space", "play_selected", show=False),
+        Binding("h", "hint", "Hint"),
+        Binding("c", "captures", "Captures"),
+        Binding("question_mark", "help", "Help"),
+        Binding("f1", "help", show=False),
+        Binding("s", "save", "Save"),
+        Binding("q", "app.request_quit", "Quit"),
+        Binding("plus", "pace(1)", show=False),
+        Binding("equals_sign", "pace(1)", show=False),
+        Binding("minus", "pace(-1)", show=False),
+        *[Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)],
+    ]
+
+    PACES = (0.0, 0.3, 0.8, 1.5, 2.5)
+
+    def __init__(
+        self,
+        game: GameController,
+        *,
+        pace: float = 0.8,
+        records: Path | None = None,
+        saves: Path | None = None,
+        save_path: Path | None = None,
+        stamp: Callable[[], str] | None = None,
+        on_done: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.game = game
+        self.pace = pace
+        self.records = records
+        self.saves = saves
+        self.save_path = save_path
+        self.stamp = stamp
+        self.on_done = on_done
+        self.selected: int | None = None
+        self.state = "starting"
+        """What the screen waits for: play, take, decide, opponent, animating,
+        round_end, match_end, done."""
+        self.record_path: Path | None = None
+        self.turn_lines: list[str] = []
+        self._table = game.table()
+        self._play_future: asyncio.Future[int] | None = None
+        self._skip = asyncio.Event()
+        self._busy = False
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="table"):
+                yield Static("", id="opponent-line", classes="line")
+                yield Static("", id="opponent-pile", classes="line compact")
+                yield Static("", id="opponent-progress", classes="line compact")
+                yield Static("", id="field-label", classes="line")
+                yield CardRow(id="field", empty="(the field is empty)")
+                yield Static("", id="turn")
+                yield CardRow(id="hand", empty="(your hand is empty)")
+                yield Static("", id="my-pile", classes="line compact")
+                yield Static("", id="my-progress", classes="line compact")
+                log = RichLog(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
+                log.can_focus = False
+                yield log
+            with VerticalScroll(id="side", can_focus=False):
+                yield Static("", id="side-text")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        log = self.query_one("#log", RichLog)
+        for event in self.game.view().history:
+            line = narrate(event, self.game.names)
+            if line:
+                log.write(line)
+        self.redraw()
+        self.run_game()
+
+    # --------------------------------------------------------------- drawing
+
+    def redraw(self, table: Table | None = None) -> None:
+        """Draw the table (default: the human's current view)."""
+        if table is None:
+            table = self.game.table()
+        self._table = table
+        game = self.game
+        names = game.names
+        rules = game.rules
+        month = table.month
+        dealer = names[table.dealer]
+        status = Text()
+        status.append(f"Round {table.round_number}/{table.rounds}", "bold")
+        status.append(f" · {month} {MONTH_NAMES[month - 1]} {MONTH_NAMES_JA[month - 1]}")
+        status.append(f" · Dealer: {dealer} · Stock {table.stock_count}")
+        status.append(f" · {names[0]} {table.match_scores[0]} – {table.match_scores[1]} AI", "bold")
+        self.query_one("#status", Static).update(status)
+
+        opp = Text()
+        opp.append(f"{names[OPPONENT]} ", "bold")
+        opp.append_text(back_text(table.opponent_count))
+        opp.append(f" {table.opponent_count} in hand · yaku {table.round_scores[OPPONENT]}")
+        if table.koikoi_calls[OPPONENT]:
+            opp.append(f" · KOI-KOI ×{table.koikoi_calls[OPPONENT]}", "bold red")
+        self.query_one("#opponent-line", Static).update(opp)
+
+        width = max(40, (self.query_one("#table").size.width or 80) - 5)
+        for player, pile_id, prog_id in (
+            (OPPONENT, "#opponent-pile", "#opponent-progress"),
+            (HUMAN, "#my-pile", "#my-progress"),
+        ):
+            label = "AI  " if player == OPPONENT else "You "
+            pile = Text(label, style="bold")
+            pile.append_text(pile_text(table.piles[player], width=width))
+            self.query_one(pile_id, Static).update(pile)
+            rows = yaku_progress(rules, table.piles[player], table.piles[1 - player], month=month)
+            prog = Text("    ")
+            if table.round_scores[player]:
+                prog.append(f"Yaku {table.round_scores[player]} pts · ", "bold green")
+            if player == HUMAN and table.koikoi_calls[HUMAN]:
+                prog.append(f"koi-koi ×{table.koikoi_calls[HUMAN]} · ", "bold red")
+            room = width - prog.cell_len - 2
+            prog.append(progress_line(rows, width=room))
+            self.query_one(prog_id, Static).update(prog)
+
+        field_label = Text(f"── Field ({table.field.bit_count()}) ", style="dim")
+        if table.drawn >= 0:
+            field_label.append(f"Drawn: {card_caption(table.drawn)} — choose a capture", "bold")
+        elif self.selected is not None and self.state == "play":
+            matches = self._matches(self.selected, table)
+            if matches:
+                field_label.append(
+                    f"{card_caption(self.selected)} captures ▼ "
+                    + " or ".join(card_caption(c).split(" ")[0] for c in card_list(matches)),
+                    "bold",
+                )
+            else:
+                field_label.append(
+                    f"{card_caption(self.selected).split(' · ')[0]}: no match, "
+                    "it would stay on the field",
+                    "italic",
+                )
+        self.query_one("#field-label", Static).update(field_label)
+
+        field_markers: dict[int, Marker] = {}
+        if table.drawn >= 0:
+            for c in card_list(self._matches(table.drawn, table)):
+                field_markers[c] = Marker("▼ choose", "bold yellow")
+        elif self.selected is not None and self.state == "play":
+            for c in card_list(self._matches(self.selected, table)):
+                field_markers[c] = Marker("▼ match", "bold yellow")
+        self.query_one("#field", CardRow).set_cards(card_list(table.field), markers=field_markers)
+
+        hand = card_list(table.hand)
+        plays = plays_by_card(game.view()) if self.state == "play" else {}
+        hand_markers: dict[int, Marker] = {}
+        dimmed: set[int] = set()
+        for i, c in enumerate(hand, 1):
+            n = self._matches(c, table).bit_count()
+            key = f"[{i}]"
+            if n:
+                hand_markers[c] = Marker(f"{key} ▲{n}", "bold green")
+            else:
+                hand_markers[c] = Marker(key, "dim")
+            if plays and c not in plays:
+                dimmed.add(c)
+        if self.selected not in hand:
+            self.selected = None
+        self.query_one("#hand", CardRow).set_cards(
+            hand, markers=hand_markers, selected=self.selected, dimmed=dimmed
+        )
+        turn = Text("\n".join(self.turn_lines[-2:]), no_wrap=True, overflow="ellipsis")
+        self.query_one("#turn", Static).update(turn)
+        if self.has_class("-wide"):
+            self.query_one("#side-text", Static).update(
+                piles_and_progress(game, table.piles, table.month, only_started=True)
+            )
+
+    def on_resize(self) -> None:
+        self.redraw(self._table)
+
+    def _matches(self, card: int, table: Table) -> int:
+        if self.game.rules.play.wild_lightning and card == 43:
+            return table.field
+        return table.field & MONTH_MASKS[card // 4]
+
+    def say(self, line: str, *, turn: bool = True, replace: bool = False) -> None:
+        """Add a line to the log (and to the two-line turn report, replacing its last
+        line with ``replace``)."""
+        self.query_one("#log", RichLog).write(line)
+        if turn:
+            if replace and self.turn_lines:
+                self.turn_lines[-1] = line
+            else:
+                self.turn_lines.append(line)
+            self.turn_lines = self.turn_lines[-2:]
+
+    # ------------------------------------------------------------- the match
+
+    @work(exclusive=True, group="game")
+    async def run_game(self) -> None:
+        """Play the match to its end, then show the result."""
+        game = self.game
+        try:
+            if not game.match.actions:  # rounds that ended at the deal (instant hands)
+                for result in list(game.results):
+                    self.state = "round_end"
+                    await self.app.push_screen_wait(RoundEndScreen(result, game))
+            while not game.is_over:
+                self.redraw()
+                self._skip.clear()
+                view = game.view()
+                if not view.legal_ids and game.human_to_act:
+                    raise KoiKoiError(
+                        f"the match is stuck in round {view.round_number}: no legal action"
+                    )
+                if game.human_to_act:
+                    if view.phase is Phase.PLAY:
+                        action = await self._wait_for_play()
+                    elif view.phase is Phase.TAKE:
+                        action = await self._choose_take()
+                    else:
+                        action = await self._decide()
+                else:
+                    self.state = "opponent"
+                    self.query_one("#field-label", Static).update(
+                        Text(f"── {game.names[OPPONENT]} is thinking…", style="italic")
+                    )
+                    if self.pace > 0:
+                        await self._sleep(self.pace / 2)
+                    action = await asyncio.to_thread(game.choose_opponent_action)
+                step = game.apply(action)
+                await self._show(step)
+            await self._finish()
+        except KoiKoiError as exc:  # an agent or save problem: say so, keep the app alive
+            self.state = "done"
+            self.say(f"Error: {exc}")
+            self.app.notify(str(exc), title="Error", severity="error", timeout=10)
+
+    async def _wait_for_play(self) -> int:
+        self.state = "play"
+        loop = asyncio.get_running_loop()
+        self._play_future = loop.create_future()
+        hand = card_list(self.game.view().hand)
+        if self.selected is None and hand:
+            plays = plays_by_card(self.game.view())
+            table = self._table
+            self.selected = next(
+                (c for c in hand if c in plays and self._matches(c, table)),
+                next((c for c in hand if c in plays), hand[0]),
+            )
+        self.redraw()
+        try:
+            return await self._play_future
+        finally:
+            self._play_future = None
+
+    async def _choose_take(self) -> int:
+        self.state = "take"
+        view = self.game.view()
+        self.redraw()
+        options = [
+            ChoiceOption(a, f"Capture {card_caption(a - TAKE_BASE)}", a - TAKE_BASE)
+            for a in view.legal_ids
+        ]
+        result = await self.app.push_screen_wait(
+            ChooseDialog(
+                "The drawn card matches two field cards",
+                f"You drew {card_caption(view.drawn)}. Which card does it capture?",
+                options,
+                cancellable=False,
+            )
+        )
+        return int(result if result is not None else options[0].action_id)
+
+    def koikoi_facts(self) -> KoiKoiFacts:
+        game = self.game
+        view = game.view()
+        stop = game.stop_preview()
+        return KoiKoiFacts(
+            rules=game.rules,
+            yaku=game.current_yaku(HUMAN),
+            stop=stop,
+            stop_text=game.explain(stop),
+            opponent=game.names[OPPONENT],
+            opponent_calls=view.koikoi_calls[OPPONENT],
+            own_calls=view.koikoi_calls[HUMAN],
+            opponent_score=view.round_scores[OPPONENT],
+            hand_counts=view.hand_counts,
+            stock_count=view.stock_count,
+        )
+
+    async def _decide(self) -> int:
+        self.state = "decide"
+        self.redraw()
+        game = self.game
+        advise = game.advice if game.can_advise else None
+        dialog = KoiKoiDialog(self.koikoi_facts(), advise)
+        choice: int = await self.app.push_screen_wait(dialog)
+        return choice
+
+    async def _sleep(self, seconds: float) -> None:
+        if seconds <= 0 or self._skip.is_set():
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._skip.wait(), timeout=seconds)
+
+    async def _show(self, step: Step) -> None:
+        """Show a step event by event at the pace, then any finished rounds."""
+        self.state = "animating"
+        game = self.game
+        table = self._table
+        if step.events and step.events[0].kind == "play":  # a new turn
+            self.turn_lines = []
+        rest = list(step.events)
+        first = True
+        while rest:
+            event = rest.pop(0)
+            if event.kind == "round_over":
+                line = narrate(event, game.names)
+                if line:
+                    self.say(line, turn=False)
+                break
+            if event.kind in BOARD_EVENTS and not first:
+                await self._sleep(self.pace)
+            first = False
+            table = table.after(event)
+            line = narrate(event, game.names)
+            if line:
+                self.say(line, replace=event.kind == "take")
+            self.selected = None if event.kind == "play" and step.player == HUMAN else self.selected
+            self.redraw(table)
+        if step.player == OPPONENT and step.events and self.pace > 0:
+            await self._sleep(self.pace / 2)
+        for n, result in enumerate(step.results):
+            self.state = "round_end"
+            last = game.is_over and n == len(step.results) - 1
+            await self.app.push_screen_wait(RoundEndScreen(result, game, last=last))
+            self.turn_lines = []
+        for event in rest:
+            line = narrate(event, game.names)
+            if line:
+                self.say(line, turn=False)
+        self.redraw()
+
+    async def _finish(self) -> None:
+        game = self.game
+        self.state = "match_end"
+        record = "The record of this match could not be saved."
+        if self.records is not None:
+            try:
+                stamp = self.stamp() if self.stamp is not None else ""
+                self.record_path = game.save_record(self.records, stamp=stamp)
+                record = f"Record saved: {self.record_path}  (koikoi replay FILE --tui)"
+            except (KoiKoiError, OSError) as exc:
+                record = f"The record could not be saved: {exc}"
+        else:
+            record = "Records are off for this game."
+        if self.save_path is not None:
+            self.save_path.unlink(missing_ok=True)
+        line = narrate(game.match.events[-1], game.names) if game.match.events else None
+        if line:
+            self.say(line, turn=False)
+        choice = await self.app.push_screen_wait(MatchEndScreen(game, record))
+        self.state = "done"
+        if self.on_done is not None:
+            self.on_done(choice)
+
+    # ------------------------------------------------------------- the human
+
+    def _play(self, card: int, target: int | None = None) -> None:
+        """The human plays ``card`` (onto ``target`` when given)."""
+        if self.state != "play" or self._play_future is None or self._play_future.done():
+            return
+        plays = plays_by_card(self.game.view())
+        options = plays.get(card)
+        if not options:
+            if card in card_list(self.game.view().hand):
+                self.app.bell()
+                self.notify("The rules say you must play a card that matches the field.")
+            return
+        if target is not None:
+            wanted = PLAY_TARGET_BASE + 48 * card + target
+            if wanted in options:
+                self._play_future.set_result(wanted)
+                return
+            plain = [a for a in options if a == card]
+            if len(options) == 1 and plain:
+                self._play_future.set_result(card)
+                return
+        if len(options) == 1:
+            self._play_future.set_result(options[0])
+            return
+        choices: list[ChoiceOption] = []
+        for a in options:
+            if PLAY_TARGET_BASE <= a < DISCARD_BASE:
+                t = (a - PLAY_TARGET_BASE) % 48
+                choices.append(ChoiceOption(a, f"Capture {card_caption(t)}", t))
+            elif a >= DISCARD_BASE:
+                choices.append(ChoiceOption(a, "Lay it on the field without capturing", -1))
+            else:
+                what = self._matches(card, self._table)
+                label = (
+                    "Capture " + " ".join(card_caption(c).split(" ")[0] for c in card_list(what))
+                    if what
+                    else "Lay it on the field"
+                )
+                choices.append(ChoiceOption(a, label, -1))
+
+        targets = sum(1 for c in choices if c.card >= 0)
+        if targets == 2 and len(choices) == 2:
+            prompt = "It can capture either of two field cards. Which one?"
+        elif targets >= 2:
+            prompt = "Which field card does it capture?"
+        else:
+            prompt = "How do you play it?"
+
+        def chosen(action: int | None) -> None:
+            future = self._play_future
+            if action is not None and future is not None and not future.done():
+                future.set_result(action)
+
+        self.app.push_screen(
+            ChooseDialog(
+                f"Play {card_caption(card)}",
+                prompt,
+                choices,
+            ),
+            chosen,
+        )
+
+    def action_move(self, delta: int) -> None:
+        hand = card_list(self._table.hand)
+        if not hand or self.state != "play":
+            return
+        if self.selected not in hand:
+            self.selected = hand[0]
+        else:
+            i = hand.index(self.selected)
+            self.selected = hand[(i + delta) % len(hand)]
+        self.redraw()
+
+    def action_pick(self, n: int) -> None:
+        hand = card_list(self._table.hand)
+        if self.state != "play" or not 1 <= n <= len(hand):
+            return
+        card = hand[n - 1]
+        if self.selected == card:
+            self._play(card)
+        else:
+            self.selected = card
+            self.redraw()
+
+    def action_play_selected(self) -> None:
+        if self.state in ("animating", "opponent"):
+            self._skip.set()
+            return
+        if self.selected is not None:
+            self._play(self.selected)
+
+    @on(CardRow.CardClicked, "#hand")
+    def _hand_clicked(self, event: CardRow.CardClicked) -> None:
+        if self.state != "play":
+            return
+        if self.selected == event.card:
+            self._play(event.card)
+        else:
+            self.selected = event.card
+            self.redraw()
+
+    @on(CardRow.CardClicked, "#field")
+    def _field_clicked(self, event: CardRow.CardClicked) -> None:
+        if self.state != "play" or self.selected is None:
+            return
+        if self._matches(self.selected, self._table) >> event.card & 1:
+            self._play(self.selected, event.card)
+
+    def action_pace(self, delta: int) -> None:
+        paces = self.PACES
+        i = min(range(len(paces)), key=lambda k: abs(paces[k] - self.pace))
+        self.pace = paces[max(0, min(len(paces) - 1, i + delta))]
+        self.notify(f"Opponent pace: {self.pace:g} s per step", timeout=2)
+
+    def action_hint(self) -> None:
+        if self.state != "play":
+            self.notify("Hints are given on your turn to play.", timeout=3)
+            return
+        if not self.game.can_advise:
+            self.notify("No hint available for this opponent.", timeout=4)
+            return
+        self._hint()
+
+    @work(exclusive=True, group="hint")
+    async def _hint(self) -> None:
+        self.notify("The AI is thinking about your hand…", timeout=2)
+        values = await asyncio.to_thread(self.game.advice)
+        view = self.game.view()
+        await self.app.push_screen_wait(
+            HintDialog(values, list(view.legal_ids), self.game.names[OPPONENT], field=view.field)
+        )
+
+    def action_captures(self) -> None:
+        self.app.push_screen(CapturesScreen(self.game))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.game.rules))
+
+    def save_now(self) -> Path | None:
+        """Save the match (unless it is over); returns the file."""
+        if self.game.is_over:
+            return None
+        path = self.save_path
+        if path is None:
+            directory = self.saves if self.saves is not None else Path.cwd()
+            path = directory / f"koikoi-save-seed{self.game.seed}.json"
+        self.save_path = self.game.save(path)
+        return self.save_path
+
+    def action_save(self) -> None:
+        try:
+            path = self.save_now()
+        except KoiKoiError as exc:
+            self.notify(str(exc), title="Not saved", severity="error")
+            return
+        if path is None:
+            self.notify("The match is over: its record is saved instead.")
+        else:
+            self.notify(f"Saved to {path}", title="Saved", timeout=4)

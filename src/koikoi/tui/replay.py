@@ -1,0 +1,221 @@
+"""The terminal replay viewer: ``koikoi replay FILE --tui``.
+
+Steps through a game record forwards and backwards, deal by deal and action
+by action, with both hands face up (a record is reviewed with full
+information). The record is checked as it is replayed
+(:func:`koikoi.record.iter_steps`); a record that does not replay is an error
+before the screen opens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from koikoi.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
+from koikoi.errors import RecordError
+from koikoi.record import GameRecord, ReplayStep, iter_steps
+from koikoi.tui.cardtext import pile_text
+from koikoi.tui.controller import narrate
+from koikoi.tui.widgets import CardRow, TooSmall
+
+__all__ = ["ReplayApp", "ReplayScreen", "load_steps", "run_replay", "step_text"]
+
+
+def load_steps(record: GameRecord) -> list[ReplayStep]:
+    """Every step of the record, checked.
+
+    Raises:
+        RecordError: where the record does not replay.
+    """
+    steps = list(iter_steps(record))
+    if not steps:  # pragma: no cover - iter_steps always yields the first deal
+        raise RecordError("the record has no steps")
+    return steps
+
+
+def _names(record: GameRecord) -> tuple[str, str]:
+    return (record.players[0], record.players[1])
+
+
+def step_text(step: ReplayStep, names: tuple[str, str]) -> Text:
+    """What a step did, in words (its events), with any settlement explained."""
+    text = Text()
+    lines: list[tuple[str, str]] = []
+    if step.action is not None:
+        lines.append((f"{names[step.action.player]}: {step.action.action}", "bold"))
+    elif step.index == 0:
+        lines.append(("The first deal.", "bold"))
+    else:
+        lines.append(("A new deal.", "bold"))
+    total = sum(1 for e in step.history if e.kind == "round_over")
+    for i, event in enumerate(step.events):
+        if event.kind == "hand":
+            continue
+        if event.kind == "round_over":
+            after = sum(1 for e in step.events[i + 1 :] if e.kind == "round_over")
+            k = total - after
+            settlement = step.settlements[k - 1] if 0 < k <= len(step.settlements) else None
+            if settlement is not None:
+                explained = settlement.explain()
+                for p in (0, 1):
+                    explained = explained.replace(f"Player {p}", names[p])
+                lines.extend((line, "green") for line in explained.splitlines())
+            continue
+        line = narrate(event, names, you=0 if names[0] == "You" else None)
+        if line:
+            lines.append((line, ""))
+    for i, (line, style) in enumerate(lines):
+        if i:
+            text.append("\n")
+        text.append(line, style)
+    return text
+
+
+class ReplayScreen(Screen[None]):
+    """One record, one step at a time."""
+
+    DEFAULT_CSS = """
+    ReplayScreen { layout: vertical; }
+    #rp-status { height: 1; background: $primary-darken-2; padding: 0 1; }
+    .rp-line { height: 1; }
+    .rp-label { height: 1; color: $text-muted; }
+    #rp-step { height: 1fr; border-top: hkey $primary; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "step(1)", "Next"),
+        Binding("left", "step(-1)", "Back"),
+        Binding("space", "step(1)", show=False),
+        Binding("n", "step(1)", show=False),
+        Binding("p", "step(-1)", show=False),
+        Binding("backspace", "step(-1)", show=False),
+        Binding("pagedown", "deal(1)", "Next deal"),
+        Binding("pageup", "deal(-1)", "Prev deal"),
+        Binding("right_square_bracket", "deal(1)", show=False),
+        Binding("left_square_bracket", "deal(-1)", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("q", "app.quit", "Quit"),
+        Binding("escape", "app.quit", show=False),
+    ]
+
+    def __init__(self, record: GameRecord, steps: Sequence[ReplayStep]) -> None:
+        super().__init__()
+        self.record = record
+        self.steps = list(steps)
+        self.index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="rp-status")
+        yield Static("", id="rp-p1-label", classes="rp-label")
+        yield CardRow(id="rp-hand1", empty="(empty hand)", marker_line=False)
+        yield Static("", id="rp-pile1", classes="rp-line")
+        yield Static("", id="rp-field-label", classes="rp-label")
+        yield CardRow(id="rp-field", empty="(the field is empty)", marker_line=False)
+        yield Static("", id="rp-p0-label", classes="rp-label")
+        yield CardRow(id="rp-hand0", empty="(empty hand)", marker_line=False)
+        yield Static("", id="rp-pile0", classes="rp-line")
+        with VerticalScroll(id="rp-step", can_focus=False):
+            yield Static("", id="rp-step-text")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.show()
+
+    @property
+    def step(self) -> ReplayStep:
+        return self.steps[self.index]
+
+    def show(self) -> None:
+        """Draw the current step."""
+        step = self.step
+        names = _names(self.record)
+        views = (step.view(0), step.view(1))
+        v = views[0]
+        status = Text()
+        status.append(f"Replay {self.index}/{len(self.steps) - 1}", "bold")
+        status.append(
+            f" · Round {v.round_number}/{v.rounds} · {v.month} {MONTH_NAMES[v.month - 1]} "
+            f"{MONTH_NAMES_JA[v.month - 1].split()[0]} · Dealer {names[v.dealer]} "
+            f"· Stock {v.stock_count}"
+        )
+        status.append(f" · {step.match_scores[0]} – {step.match_scores[1]}", "bold")
+        self.query_one("#rp-status", Static).update(status)
+        width = max(40, (self.size.width or 80) - 6)
+        for p in (0, 1):
+            turn = " ◀ to act" if not v.is_over and v.current == p else ""
+            self.query_one(f"#rp-p{p}-label", Static).update(
+                f"{names[p]} — hand {views[p].hand.bit_count()}, "
+                f"yaku {v.round_scores[p]}, koi-koi ×{v.koikoi_calls[p]}{turn}"
+            )
+            self.query_one(f"#rp-hand{p}", CardRow).set_cards(card_list(views[p].hand))
+            self.query_one(f"#rp-pile{p}", Static).update(pile_text(v.piles[p], width=width))
+        label = f"Field ({v.field.bit_count()})"
+        if v.drawn >= 0:
+            label += f" · drawn card waiting for a choice: {CODES[v.drawn]}"
+        self.query_one("#rp-field-label", Static).update(label)
+        self.query_one("#rp-field", CardRow).set_cards(card_list(v.field))
+        self.query_one("#rp-step-text", Static).update(step_text(step, names))
+
+    def action_step(self, delta: int) -> None:
+        new = max(0, min(len(self.steps) - 1, self.index + delta))
+        if new == self.index:
+            self.app.bell()
+            return
+        self.index = new
+        self.show()
+
+    def action_deal(self, delta: int) -> None:
+        deals = [s.index for s in self.steps if s.kind == "deal"]
+        if delta > 0:
+            later = [i for i in deals if i > self.index]
+            target = later[0] if later else len(self.steps) - 1
+        else:
+            earlier = [i for i in deals if i < self.index]
+            target = earlier[-1] if earlier else 0
+        self.index = target
+        self.show()
+
+    def action_jump(self, where: int) -> None:
+        self.index = where if where >= 0 else len(self.steps) - 1
+        self.show()
+
+
+class ReplayApp(App[None]):
+    """The replay viewer application."""
+
+    TITLE = "Koi-Koi replay"
+    ENABLE_COMMAND_PALETTE = False
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # noqa: RUF012
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "quit", "Quit", priority=True, show=False),
+    ]
+
+    def __init__(self, record: GameRecord, steps: Sequence[ReplayStep] | None = None) -> None:
+        super().__init__()
+        self.record = record
+        self.steps = list(steps) if steps is not None else load_steps(record)
+
+    def on_mount(self) -> None:
+        self.push_screen(ReplayScreen(self.record, self.steps))
+
+
+def run_replay(record: GameRecord) -> int:
+    """Open the replay viewer on ``record``; returns the exit status.
+
+    Raises:
+        RecordError: if the record does not replay (before the screen opens).
+    """
+    app = ReplayApp(record, load_steps(record))
+    app.run()
+    return int(app.return_code or 0)

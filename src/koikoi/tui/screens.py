@@ -1,0 +1,782 @@
+"""Screens around the table: new game, help, captures, round end, match end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Final
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Select, Static
+
+from koikoi.agents import make_agent
+from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
+from koikoi.errors import KoiKoiError
+from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
+from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
+from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
+from koikoi.tui.controller import HUMAN, GameController, RoundResult
+from koikoi.tui.progress import YAKU_LABELS, YakuProgress, yaku_progress
+from koikoi.tui.widgets import TooSmall
+
+__all__ = [
+    "FIRST_DEALER_CHOICES",
+    "OPPONENT_CHOICES",
+    "PACE_CHOICES",
+    "CapturesScreen",
+    "GameSettings",
+    "HelpScreen",
+    "MatchEndScreen",
+    "NewGameScreen",
+    "RoundEndScreen",
+    "agent_available",
+    "build_rules",
+    "help_text",
+    "round_table",
+    "rules_summary",
+    "yaku_table",
+]
+
+OPPONENT_CHOICES: Final[tuple[tuple[str, str], ...]] = (
+    ("random", "Beginner (random)"),
+    ("greedy", "Easy (greedy)"),
+    ("heuristic", "Medium (heuristic)"),
+    ("mcts:time=0.5", "Hard (mcts 0.5 s)"),
+    ("mcts:time=2", "Expert (mcts 2 s)"),
+)
+"""Opponent specs offered on the new-game screen (some may not be installed yet)."""
+
+FIRST_DEALER_CHOICES: Final[tuple[tuple[str, str], ...]] = (
+    ("rules", "As the rules say"),
+    ("draw", "Card draw"),
+    ("random", "Coin flip"),
+)
+
+PACE_CHOICES: Final[tuple[tuple[float, str], ...]] = (
+    (0.0, "Instant"),
+    (0.3, "Fast"),
+    (0.8, "Normal"),
+    (1.5, "Slow"),
+)
+DEFAULT_PACE: Final = 0.8
+
+YAKU_CONDITIONS: Final[dict[str, str]] = {
+    "goko": "all 5 Brights",
+    "shiko": "4 Brights, not the Rain man",
+    "ame_shiko": "4 Brights with the Rain man",
+    "sanko": "3 Brights, not the Rain man",
+    "inoshikacho": "Boar 7A, Deer 10A, Butterflies 6A",
+    "tane": "5 Animals (+extra each)",
+    "akatan": "red poetry ribbons 1R 2R 3R",
+    "aotan": "blue ribbons 6R 9R 10R",
+    "akatan_aotan": "all six poetry and blue ribbons",
+    "tanzaku": "5 Ribbons (+extra each)",
+    "kasu": "10 Plains (+extra each)",
+    "hanami": "Curtain 3L + Sake cup 9A",
+    "tsukimi": "Moon 8L + Sake cup 9A",
+    "tsukifuda": "all 4 cards of the round's month",
+    "teshi": "dealt 4 cards of one month",
+    "kuttsuki": "dealt 4 pairs of months",
+}
+
+
+REASONS: Final[dict[str, str]] = {
+    "stop": "stop",
+    "exhausted": "no cards left",
+    "exhausted_highest": "higher yaku",
+    "exhausted_last_yaku": "last yaku",
+    "dealer_point": "dealer's point",
+    "oya_ken": "dealer's point",
+    "instant": "instant hand",
+}
+"""Settlement reasons in words."""
+
+
+def piles_table(piles: tuple[int, int], names: tuple[str, str]) -> RichTable:
+    """Both capture piles side by side, one row per kind."""
+    table = RichTable(box=None, pad_edge=False, expand=True, show_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column(names[0], ratio=1)
+    table.add_column(names[1], ratio=1)
+    for kind, _ in pile_groups(0):
+        cells: list[Text] = []
+        for pile in piles:
+            cards = pile & KIND_MASKS[kind]
+            cell = Text(f"{cards.bit_count()} ", style="bold")
+            cell.append_text(codes_text(cards))
+            cells.append(cell)
+        table.add_row(Text(f"{KIND_MARKS[kind]} {kind.label}", style="bold"), *cells)
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """Everything needed to start a match."""
+
+    rules: Rules
+    opponent: str = "greedy"
+    seed: int | None = None
+    pace: float = DEFAULT_PACE
+
+
+def build_rules(
+    rules: str | Rules = "nintendo", *, rounds: int | None = None, first_dealer: str = "rules"
+) -> Rules:
+    """The rules of a new match: a preset or house-rules file, with the rounds and the
+    first-dealer method changed when asked.
+
+    Raises:
+        RulesError: an unknown preset, a bad file or a value out of range.
+    """
+    base = load_rules(rules) if isinstance(rules, str) else rules
+    changes: dict[str, object] = {}
+    if rounds is not None and rounds != base.game.rounds:
+        changes["game__rounds"] = rounds
+    if first_dealer != "rules" and first_dealer != base.game.first_dealer:
+        changes["game__first_dealer"] = first_dealer
+    return base.replace(**changes) if changes else base
+
+
+def agent_available(spec: str) -> bool:
+    """Whether :func:`make_agent` can build ``spec`` now."""
+    try:
+        make_agent(spec)
+    except KoiKoiError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ texts
+
+
+def rules_summary(rules: Rules) -> list[str]:
+    """The active rules in a few sentences."""
+    g, p, k, e = rules.game, rules.play, rules.koikoi, rules.end
+    lines = [
+        f"Rules: {rules.name}" + (f" — {rules.description}" if rules.description else ""),
+        f"A match is {g.rounds} round{'s' if g.rounds != 1 else ''}; round k is month k. "
+        + (
+            "The first dealer is decided by a card draw (earlier month deals)."
+            if g.first_dealer == "draw"
+            else "The first dealer is decided by a coin flip."
+        ),
+        "On your turn play a hand card: it captures a field card of the same month "
+        "(with two, you choose one; with three, all four). No match: it stays on the field. "
+        "Then the top stock card is drawn and captures the same way.",
+    ]
+    if p.hand_card == "must_match":
+        lines.append("You must play a matching card when you have one.")
+    elif p.hand_card == "any_or_discard":
+        lines.append("You may also lay a matching card on the field without capturing.")
+    if p.wild_lightning:
+        lines.append("The Lightning 11P captures any one field card.")
+    lines.append(
+        "When your yaku total goes up you choose: stop (shōbu) and score, "
+        "or koi-koi to play on for more, at the risk of the opponent stopping first."
+    )
+    bonus = {
+        "opponent_x2": "points double when the opponent had called koi-koi",
+        "challenge_x2": "points double after a successful koi-koi or the opponent's koi-koi",
+        "ladder": "each koi-koi call adds +1, +2, +3, then multiplies",
+        "none": "no koi-koi bonus",
+    }[k.bonus]
+    lines.append(
+        f"Settlement: {bonus}"
+        + ("; 7 points or more double." if k.seven_double else ".")
+        + (f" At most {k.limit} koi-koi calls." if k.limit else "")
+    )
+    exhausted = {
+        "draw": "nobody scores",
+        "highest": "the higher yaku total scores",
+        "last_yaku": "the last player to improve scores",
+        "dealer_point": f"the dealer gets {e.oya_ken}",
+    }[e.exhausted]
+    lines.append(f"If both hands run out: {exhausted}.")
+    if g.start_points:
+        lines.append(
+            f"Each player starts with {g.start_points} points; the loser pays the winner, "
+            "and the match ends when a player has none left."
+        )
+    return lines
+
+
+def yaku_table(rules: Rules) -> RichTable:
+    """The yaku of the active rules with their cards and points (``rules.yaku_points()``)."""
+    points = rules.yaku_points()
+    table = RichTable(
+        title=f"Yaku of the rules {rules.name!r}",
+        title_justify="left",
+        expand=False,
+        pad_edge=False,
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("Yaku", no_wrap=True)
+    table.add_column("日本語", no_wrap=True)
+    table.add_column("Cards")
+    table.add_column("Pts", justify="right", no_wrap=True)
+    for name in YAKU_ORDER:
+        if name not in points:
+            continue
+        english, japanese = YAKU_NAMES.get(name, (name, name))
+        condition = YAKU_CONDITIONS.get(name, "")
+        if name == "sanko" and rules.yaku.sanko_with_rainman:
+            condition = "any 3 Brights"
+        if name in ("tane", "tanzaku", "kasu") and rules.yaku.extra:
+            condition = condition.replace("+extra", f"+{rules.yaku.extra}")
+        table.add_row(english, japanese, condition, str(points[name]))
+    return table
+
+
+KEYS_HELP: Final[tuple[tuple[str, str], ...]] = (
+    ("← → or 1-8", "choose a hand card (its matches on the field are marked ▼)"),
+    ("Enter / Space", "play the chosen card (or click it twice)"),
+    ("click a field card", "play the chosen card onto it"),
+    ("h", "hint: the AI's value of each play"),
+    ("c", "both capture piles and the yaku progress in full"),
+    ("+ / -", "opponent slower / faster; Space skips its animation"),
+    ("s", "save the match (resume: koikoi play --resume FILE)"),
+    ("? / F1", "this help"),
+    ("q / Ctrl+C", "quit, offering to save"),
+)
+
+
+def help_text(rules: Rules) -> Group:
+    """The help screen: rules summary, yaku table, card marks and keys."""
+    parts: list[RenderableType] = []
+    parts.append(Text("How to play", style="bold underline"))
+    for line in rules_summary(rules):
+        parts.append(Text("• " + line))
+    parts.append(Text(""))
+    parts.append(yaku_table(rules))
+    parts.append(Text(""))
+    parts.append(Text("Card marks", style="bold underline"))
+    for line in legend_lines():
+        parts.append(Text("  " + line))
+    parts.append(Text(""))
+    keys = RichTable(title="Keys", show_header=False, pad_edge=False, box=None)
+    keys.add_column(style="bold")
+    keys.add_column()
+    for key, what in KEYS_HELP:
+        keys.add_row(key, what)
+    parts.append(keys)
+    return Group(*parts)
+
+
+def round_table(results: list[RoundResult], names: tuple[str, str]) -> RichTable:
+    """One row per finished round: month, dealer, winner, how, points, running scores.
+
+    ``names`` should be short (``("You", "AI")``).
+    """
+    table = RichTable(expand=False, pad_edge=False, box=box.SIMPLE_HEAVY)
+    for title, justify in (
+        ("Rd", "right"),
+        ("Month", "left"),
+        ("Dealer", "left"),
+        ("Winner", "left"),
+        ("How", "left"),
+        ("Pts", "right"),
+        (names[0], "right"),
+        (names[1], "right"),
+    ):
+        table.add_column(title, justify=justify)  # type: ignore[arg-type]
+    for r in results:
+        s = r.settlement
+        winner = "—" if s.winner is None else names[s.winner]
+        how = ", ".join(YAKU_LABELS.get(y.name, y.name) for y in s.yaku) or REASONS.get(
+            s.reason, s.reason
+        )
+        table.add_row(
+            str(r.round_number),
+            MONTH_NAMES[r.month - 1],
+            "?" if r.dealer is None else names[r.dealer],
+            winner,
+            how,
+            str(s.points),
+            str(r.scores[0]),
+            str(r.scores[1]),
+        )
+    return table
+
+
+# ---------------------------------------------------------------- screens
+
+
+class NewGameScreen(Screen[None]):
+    """Choose the opponent, the rules, the rounds, the first dealer, a seed and the pace."""
+
+    DEFAULT_CSS = """
+    NewGameScreen { align: center top; }
+    #ng-title { text-style: bold; color: $accent; width: 1fr; content-align: center middle;
+                height: 1; }
+    #ng-grid { grid-size: 4; grid-columns: 13 1fr 13 1fr; grid-rows: 3; height: auto;
+               grid-gutter: 0 1; }
+    #ng-grid .label { content-align: left middle; height: 3; text-style: bold; }
+    #ng-info { height: auto; color: $text-muted; padding: 0 1; }
+    #ng-error { height: auto; color: $error; padding: 0 1; }
+    #ng-buttons { height: 3; align-horizontal: center; }
+    #ng-buttons Button { margin: 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("f1", "help", "Help"),
+        Binding("escape", "app.request_quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        defaults: GameSettings | None = None,
+        resume: Path | None = None,
+        on_start: Callable[[GameSettings], str | None] | None = None,
+        on_resume: Callable[[Path], str | None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.defaults = defaults or GameSettings(get_rules("nintendo"))
+        self.resume_path = resume
+        self.on_start = on_start
+        self.on_resume = on_resume
+        self.available = {spec: agent_available(spec) for spec, _ in OPPONENT_CHOICES}
+
+    def compose(self) -> ComposeResult:
+        d = self.defaults
+        opponents = [
+            (label if self.available[spec] else f"{label} (n/a)", spec)
+            for spec, label in OPPONENT_CHOICES
+        ]
+        specs = [spec for _, spec in opponents]
+        if d.opponent not in specs:
+            opponents.append((d.opponent, d.opponent))
+        preset = d.rules.name if d.rules.name in PRESET_NAMES else "nintendo"
+        pace = min(PACE_CHOICES, key=lambda c: abs(c[0] - d.pace))[0]
+        yield Static("Koi-Koi こいこい — new game", id="ng-title")
+        with Grid(id="ng-grid"):
+            yield Static("Opponent", classes="label")
+            yield Select(opponents, value=d.opponent, allow_blank=False, id="opponent")
+            yield Static("Rules", classes="label")
+            yield Select(
+                [(name, name) for name in PRESET_NAMES],
+                value=preset,
+                allow_blank=False,
+                id="preset",
+            )
+            yield Static("Rounds", classes="label")
+            yield Input(str(d.rules.game.rounds), type="integer", id="rounds")
+            yield Static("House rules", classes="label")
+            yield Input(placeholder="optional .toml file", id="house")
+            yield Static("First dealer", classes="label")
+            yield Select(
+                [(label, value) for value, label in FIRST_DEALER_CHOICES],
+                value="rules",
+                allow_blank=False,
+                id="first-dealer",
+            )
+            yield Static("Seed", classes="label")
+            yield Input(
+                "" if d.seed is None else str(d.seed),
+                placeholder="random",
+                type="integer",
+                id="seed",
+            )
+            yield Static("AI pace", classes="label")
+            yield Select(
+                [(label, value) for value, label in PACE_CHOICES],
+                value=pace,
+                allow_blank=False,
+                id="pace",
+            )
+        yield Static("", id="ng-info")
+        yield Static("", id="ng-error")
+        with Horizontal(id="ng-buttons"):
+            yield Button("Start", id="start", variant="primary")
+            if self.resume_path is not None:
+                yield Button("Resume saved", id="resume", variant="success")
+            yield Button("Help", id="help")
+            yield Button("Quit", id="quit", variant="error")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.query_one("#ng-info", Static).update(self._info_text())
+        self.query_one("#start", Button).focus()
+
+    def _info_text(self) -> str:
+        try:
+            rules = self._rules()
+        except KoiKoiError as exc:
+            return f"Rules: {exc}"
+        first = rules.game.first_dealer
+        line = (
+            f"{rules.name}: {(rules.description or 'house rules').rstrip('.')}. "
+            f"First dealer by {'card draw' if first == 'draw' else 'coin flip'}."
+        )
+        missing = [spec for spec, ok in self.available.items() if not ok]
+        if missing:
+            line += f"\nNot available yet: {', '.join(missing)}."
+        return line
+
+    def _rules(self) -> Rules:
+        house = self.query_one("#house", Input).value.strip()
+        preset = str(self.query_one("#preset", Select).value)
+        return load_rules(house) if house else get_rules(preset)
+
+    def settings(self) -> GameSettings:
+        """The settings as filled in.
+
+        Raises:
+            KoiKoiError: a bad rules file, rounds or seed, with a message naming it.
+        """
+        from koikoi.errors import InvalidInputError
+
+        base = self._rules()
+        rounds_text = self.query_one("#rounds", Input).value.strip()
+        rounds: int | None = None
+        if rounds_text:
+            try:
+                rounds = int(rounds_text)
+            except ValueError:
+                raise InvalidInputError(
+                    f"rounds must be a whole number, not {rounds_text!r}"
+                ) from None
+        seed_text = self.query_one("#seed", Input).value.strip()
+        seed: int | None = None
+        if seed_text:
+            try:
+                seed = int(seed_text)
+            except ValueError:
+                raise InvalidInputError(f"seed must be a whole number, not {seed_text!r}") from None
+            if seed < 0:
+                raise InvalidInputError(f"seed must be 0 or more, not {seed}")
+        first = str(self.query_one("#first-dealer", Select).value)
+        rules = build_rules(base, rounds=rounds, first_dealer=first)
+        opponent = str(self.query_one("#opponent", Select).value)
+        make_agent(opponent)  # raises InvalidInputError when not available
+        pace_value = self.query_one("#pace", Select).value
+        pace = float(pace_value) if isinstance(pace_value, (int, float)) else DEFAULT_PACE
+        return GameSettings(rules, opponent, seed, pace)
+
+    def _show_error(self, message: str) -> None:
+        self.query_one("#ng-error", Static).update(message)
+
+    @on(Select.Changed, "#preset")
+    @on(Input.Submitted, "#house")
+    def _rules_changed(self) -> None:
+        try:
+            rules = self._rules()
+        except KoiKoiError:
+            pass
+        else:
+            self.query_one("#rounds", Input).value = str(rules.game.rounds)
+        self.query_one("#ng-info", Static).update(self._info_text())
+
+    @on(Input.Changed, "#house")
+    def _house_changed(self) -> None:
+        self.query_one("#ng-info", Static).update(self._info_text())
+
+    def action_start(self) -> None:
+        try:
+            settings = self.settings()
+        except KoiKoiError as exc:
+            self._show_error(str(exc))
+            return
+        self._show_error("")
+        if self.on_start is not None:
+            error = self.on_start(settings)
+            if error:
+                self._show_error(error)
+
+    def action_help(self) -> None:
+        try:
+            rules = self._rules()
+        except KoiKoiError:
+            rules = get_rules("nintendo")
+        self.app.push_screen(HelpScreen(rules))
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        button = event.button.id
+        if button == "start":
+            self.action_start()
+        elif button == "resume" and self.resume_path is not None and self.on_resume:
+            error = self.on_resume(self.resume_path)
+            if error:
+                self._show_error(error)
+        elif button == "help":
+            self.action_help()
+        elif button == "quit":
+            self.app.exit()
+
+    @on(Input.Submitted, "#rounds")
+    @on(Input.Submitted, "#seed")
+    def _submitted(self) -> None:
+        self.action_start()
+
+
+class HelpScreen(ModalScreen[None]):
+    """Rules summary, the yaku table of the active rules, card marks and keys."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen #help-box { width: 100%; max-width: 110; height: 100%; border: thick $accent;
+                           background: $panel; }
+    HelpScreen #help-title { text-style: bold; color: $accent; height: 1;
+                             content-align: center middle; width: 1fr; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", show=False),
+        Binding("question_mark", "close", show=False),
+        Binding("f1", "close", show=False),
+    ]
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__()
+        self.rules = rules
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static("Help — Esc to close", id="help-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(help_text(self.rules), id="help-text")
+        yield Footer()
+        yield TooSmall()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def progress_text(rows: list[YakuProgress], *, only_started: bool = False) -> Text:
+    """Yaku progress, one per line with a bar: ``Inoshikacho ██░ 2/3 · 5 pts``."""
+    text = Text()
+    shown = [r for r in rows if r.have > 0 or r.done] if only_started else rows
+    width = max((len(r.label) for r in shown), default=0)
+    for i, row in enumerate(shown):
+        if i:
+            text.append("\n")
+        style = "bold green" if row.done else ("dim strike" if not row.possible else "")
+        text.append(f"{row.label:<{width}} ", style)
+        filled = min(row.have, row.need)
+        text.append("█" * filled, "green" if row.possible else "dim")
+        text.append("░" * (row.need - filled), "dim")
+        mark = " ✓" if row.done else ("" if row.possible else " ✗")
+        text.append(f" {filled}/{row.need}{mark} · {row.points} pt", style)
+        if row.points != 1:
+            text.append("s", style)
+    if only_started and len(shown) < len(rows):
+        if shown:
+            text.append("\n")
+        text.append(f"({len(rows) - len(shown)} more yaku not started)", "dim")
+    return text
+
+
+def player_summary(
+    game: GameController,
+    piles: tuple[int, int],
+    month: int,
+    player: int,
+    *,
+    only_started: bool = False,
+) -> Group:
+    """One player's capture pile by kind and progress toward each yaku."""
+    pile = piles[player]
+    rows = yaku_progress(game.rules, pile, piles[1 - player], month=month)
+    return Group(
+        Text(f"{game.names[player]} — captured {pile.bit_count()}", style="bold underline"),
+        pile_text(pile, multiline=True),
+        progress_text(rows, only_started=only_started),
+    )
+
+
+def piles_and_progress(
+    game: GameController,
+    piles: tuple[int, int],
+    month: int,
+    *,
+    only_started: bool = False,
+    side_by_side: bool = False,
+) -> RenderableType:
+    """Both players' capture piles by kind and yaku progress (the opponent first,
+    or the human on the left when ``side_by_side``)."""
+    if side_by_side:
+        grid = RichTable.grid(expand=True, padding=(0, 2))
+        grid.add_column(ratio=1)
+        grid.add_column(ratio=1)
+        grid.add_row(
+            player_summary(game, piles, month, HUMAN, only_started=only_started),
+            player_summary(game, piles, month, 1 - HUMAN, only_started=only_started),
+        )
+        return grid
+    return Group(
+        player_summary(game, piles, month, 1 - HUMAN, only_started=only_started),
+        Text(""),
+        player_summary(game, piles, month, HUMAN, only_started=only_started),
+    )
+
+
+class CapturesScreen(ModalScreen[None]):
+    """Both capture piles and the progress toward every yaku, in full."""
+
+    DEFAULT_CSS = """
+    CapturesScreen { align: center middle; }
+    CapturesScreen #cap-box { width: 100%; max-width: 110; height: auto; max-height: 100%;
+                              border: thick $accent; background: $panel; padding: 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("c", "close", show=False),
+        Binding("enter", "close", show=False),
+    ]
+
+    def __init__(self, game: GameController) -> None:
+        super().__init__()
+        self.game = game
+
+    def compose(self) -> ComposeResult:
+        view = self.game.view()
+        with VerticalScroll(id="cap-box"):
+            yield Static(
+                Text(
+                    f"Captures — round {view.round_number}, month {view.month} "
+                    f"({MONTH_NAMES[view.month - 1]}) — Esc to close",
+                    style="bold",
+                )
+            )
+            yield Static(
+                piles_and_progress(self.game, view.piles, view.month, side_by_side=True),
+                id="cap-text",
+            )
+        yield TooSmall()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RoundEndScreen(ModalScreen[None]):
+    """The settlement explained, both piles, the scores; Enter goes on."""
+
+    DEFAULT_CSS = """
+    RoundEndScreen { align: center middle; }
+    RoundEndScreen #re-box { width: 100%; max-width: 100; height: auto; max-height: 100%;
+                             border: thick $success; background: $panel; padding: 0 1; }
+    RoundEndScreen #re-title { text-style: bold; color: $success; }
+    RoundEndScreen #re-buttons { height: 3; align-horizontal: center; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "close", "Continue"),
+        Binding("space", "close", show=False),
+        Binding("escape", "close", show=False),
+    ]
+
+    def __init__(self, result: RoundResult, game: GameController, *, last: bool = False) -> None:
+        super().__init__()
+        self.result = result
+        self.game = game
+        self.last = last
+
+    def title_line(self) -> str:
+        r = self.result
+        s = r.settlement
+        names = self.game.names
+        head = f"Round {r.round_number} ({MONTH_NAMES[r.month - 1]}) is over: "
+        if s.winner is None:
+            return head + "nobody scores."
+        verb = "score" if s.winner == HUMAN else "scores"
+        return head + f"{names[s.winner]} {verb} {s.points}."
+
+    def compose(self) -> ComposeResult:
+        r = self.result
+        names = self.game.names
+        with VerticalScroll(id="re-box"):
+            yield Static(self.title_line(), id="re-title")
+            yield Static(self.game.explain(r.settlement), id="re-explain")
+            if r.view is not None:
+                yield Static(piles_table(r.view.piles, names), id="re-piles")
+            yield Static(
+                Text(
+                    f"Score: {names[0]} {r.scores[0]} — {names[1]} {r.scores[1]}",
+                    style="bold",
+                ),
+                id="re-scores",
+            )
+            with Horizontal(id="re-buttons"):
+                label = "See the result (Enter)" if self.last else "Next round (Enter)"
+                yield Button(label, id="next", variant="primary")
+        yield TooSmall()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#next")
+    def _next(self) -> None:
+        self.dismiss(None)
+
+
+class MatchEndScreen(Screen[str]):
+    """Per-round table and the winner; returns ``"new"`` or ``"quit"``."""
+
+    DEFAULT_CSS = """
+    MatchEndScreen { align: center top; }
+    #me-title { text-style: bold; color: $accent; width: 1fr; content-align: center middle;
+                height: auto; }
+    #me-scroll { height: 1fr; }
+    #me-table { width: 1fr; content-align: center top; }
+    #me-record { color: $text-muted; height: auto; }
+    #me-buttons { height: 3; align-horizontal: center; }
+    #me-buttons Button { margin: 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "choose('new')", "New game"),
+        Binding("q", "choose('quit')", "Quit"),
+        Binding("escape", "choose('quit')", show=False),
+    ]
+
+    def __init__(self, game: GameController, record: str) -> None:
+        super().__init__()
+        self.game = game
+        self.record = record
+
+    def title_line(self) -> str:
+        match = self.game.match
+        names = self.game.names
+        s0, s1 = match.scores
+        if match.winner is None:
+            return f"The match is drawn, {s0} to {s1}."
+        if match.winner == HUMAN:
+            return f"You win the match, {s0} to {s1}!"
+        return f"{names[1]} wins the match, {s1} to {s0}."
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.title_line(), id="me-title")
+        with VerticalScroll(id="me-scroll"):
+            yield Static(round_table(self.game.results, ("You", "AI")), id="me-table")
+        yield Static(self.record, id="me-record")
+        with Horizontal(id="me-buttons"):
+            yield Button("New game (n)", id="new", variant="primary")
+            yield Button("Quit (q)", id="quit", variant="error")
+        yield Footer()
+        yield TooSmall()
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or "quit")
+
+
+def month_title(month: int) -> str:
+    """``"3 Cherry (桜 sakura)"``."""
+    return f"{month} {MONTH_NAMES[month - 1]} ({MONTH_NAMES_JA[month - 1]})"

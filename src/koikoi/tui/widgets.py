@@ -1,0 +1,200 @@
+"""Widgets of the table: rows of card chips, card backs, piles, the too-small notice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import RenderResult
+from textual.geometry import Size
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, chip_text
+
+__all__ = ["CardRow", "Marker", "TooSmall"]
+
+GAP = 1
+"""Cells between two chips."""
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """The line under a chip: a short text and its style."""
+
+    text: str = ""
+    style: str = ""
+
+
+@dataclass(slots=True)
+class _RowState:
+    cards: list[int] = field(default_factory=list)
+    markers: dict[int, Marker] = field(default_factory=dict)
+    selected: int | None = None
+    dimmed: set[int] = field(default_factory=set)
+
+
+class CardRow(Widget):
+    """A row of card chips that wraps onto more lines, with a marker line under each chip.
+
+    Clicking a chip posts :class:`CardRow.CardClicked`. The row draws itself (no
+    child widgets), so updating it is cheap and always in step with the game.
+    """
+
+    DEFAULT_CSS = """
+    CardRow {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    class CardClicked(Message):
+        """A chip was clicked."""
+
+        def __init__(self, row: CardRow, card: int) -> None:
+            super().__init__()
+            self.row = row
+            self.card = card
+
+        @property
+        def control(self) -> CardRow:
+            return self.row
+
+    def __init__(
+        self,
+        *,
+        empty: str = "",
+        marker_line: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._state = _RowState()
+        self._empty = empty
+        self._marker_line = marker_line
+
+    @property
+    def cards(self) -> list[int]:
+        return list(self._state.cards)
+
+    @property
+    def selected(self) -> int | None:
+        return self._state.selected
+
+    def marker(self, card: int) -> Marker:
+        return self._state.markers.get(card, Marker())
+
+    def set_cards(
+        self,
+        cards: list[int],
+        *,
+        markers: dict[int, Marker] | None = None,
+        selected: int | None = None,
+        dimmed: set[int] | None = None,
+    ) -> None:
+        """Show ``cards`` (in this order) with their markers."""
+        old_rows = self._rows_for(self.size.width or 80, len(self._state.cards))
+        self._state = _RowState(list(cards), dict(markers or {}), selected, set(dimmed or ()))
+        new_rows = self._rows_for(self.size.width or 80, len(cards))
+        self.refresh(layout=old_rows != new_rows)
+
+    @property
+    def _chip_height(self) -> int:
+        return CHIP_HEIGHT + (1 if self._marker_line else 0)
+
+    @staticmethod
+    def per_line(width: int) -> int:
+        return max(1, (width + GAP) // (CHIP_WIDTH + GAP))
+
+    def _rows_for(self, width: int, n: int) -> int:
+        if n == 0:
+            return 1
+        return -(-n // self.per_line(width))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        n = len(self._state.cards)
+        if n == 0:
+            return 1
+        return self._rows_for(width, n) * self._chip_height
+
+    def render(self) -> RenderResult:
+        state = self._state
+        if not state.cards:
+            return Text(self._empty, style="dim italic")
+        per = self.per_line(self.size.width or 80)
+        out = Text(no_wrap=True, overflow="crop")
+        for start in range(0, len(state.cards), per):
+            chunk = state.cards[start : start + per]
+            chips = [chip_text(c, dim=c in state.dimmed).split("\n") for c in chunk]
+            if start:
+                out.append("\n")
+            for line in range(CHIP_HEIGHT):
+                if line:
+                    out.append("\n")
+                for i, chip in enumerate(chips):
+                    if i:
+                        out.append(" " * GAP)
+                    part = chip[line]
+                    if chunk[i] == state.selected:
+                        part.stylize(Style(reverse=True) if line == 0 else Style(bold=True))
+                    out.append_text(part)
+            if self._marker_line:
+                out.append("\n")
+                for i, card in enumerate(chunk):
+                    if i:
+                        out.append(" " * GAP)
+                    marker = state.markers.get(card, Marker())
+                    style = marker.style
+                    if card == state.selected:
+                        style = f"{style} reverse".strip()
+                    out.append(marker.text.center(CHIP_WIDTH)[:CHIP_WIDTH], style)
+        return out
+
+    def card_at(self, x: int, y: int) -> int | None:
+        """The card drawn at cell ``(x, y)`` of the row, if any."""
+        per = self.per_line(self.size.width or 80)
+        col, within = divmod(x, CHIP_WIDTH + GAP)
+        if within >= CHIP_WIDTH or col >= per:
+            return None
+        index = (y // self._chip_height) * per + col
+        if 0 <= index < len(self._state.cards):
+            return self._state.cards[index]
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        card = self.card_at(event.x, event.y)
+        if card is not None:
+            event.stop()
+            self.post_message(self.CardClicked(self, card))
+
+
+class TooSmall(Static):
+    """Covers a screen while the terminal is below 80 x 24 (shown by the app's CSS)."""
+
+    DEFAULT_CSS = """
+    TooSmall {
+        display: none;
+        dock: top;
+        width: 100%;
+        height: 100%;
+        content-align: center middle;
+        text-align: center;
+        background: $error-darken-3;
+        color: $text;
+    }
+    Screen.-narrow TooSmall, Screen.-short TooSmall {
+        display: block;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The terminal is too small for Koi-Koi.\n"
+            "Please enlarge it to at least 80 x 24.\n\n"
+            "(Ctrl+C: quit, offering to save)",
+            id="too-small",
+        )

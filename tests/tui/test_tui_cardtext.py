@@ -1,0 +1,94 @@
+"""Cards drawn as text: chips, marks, piles."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from koikoi.cards import ALL_CARDS, BRIGHTS, Card, Kind, parse_cards
+from koikoi.tui.cardtext import (
+    CHIP_HEIGHT,
+    CHIP_WIDTH,
+    KIND_MARKS,
+    MONTH_COLOURS,
+    SPECIAL_MARKS,
+    back_text,
+    card_caption,
+    card_code_text,
+    chip_lines,
+    chip_text,
+    codes_text,
+    pile_groups,
+    pile_text,
+)
+
+
+def test_every_chip_is_three_lines_of_nine_cells_with_code_month_and_kind() -> None:
+    for card in ALL_CARDS:
+        lines = chip_lines(card)
+        assert len(lines) == CHIP_HEIGHT
+        assert all(Text(line).cell_len == CHIP_WIDTH for line in lines)
+        assert lines[0].startswith(card.code)
+        assert KIND_MARKS[card.kind] in lines[0]
+        text = chip_text(card)
+        assert text.plain == "\n".join(lines)
+
+
+def test_chip_shows_month_name_and_what_the_card_shows() -> None:
+    assert chip_lines(Card.CHERRY_CURTAIN) == ["3L   ★   ", "Cherry   ", "Curtain  "]
+    assert chip_lines(Card.WILLOW_LIGHTNING)[2] == "Lightning"
+    assert chip_lines(Card.PAULOWNIA_PLAIN_3)[1:] == ["Paulownia", "plain    "]
+    assert chip_lines(Card.CHRYSANTHEMUM_RIBBON)[2].startswith("Blue")
+    assert chip_lines(Card.PINE_RIBBON)[2].startswith("Poetry")
+
+
+def test_special_cards_have_their_own_marks() -> None:
+    specials = {
+        Card.CHRYSANTHEMUM_SAKE_CUP: "◎",
+        Card.WILLOW_RAIN_MAN: "☂",
+        Card.WILLOW_LIGHTNING: "ϟ",
+        Card.PINE_RIBBON: "✎",
+        Card.PEONY_RIBBON: "≋",
+    }
+    for card, mark in specials.items():
+        assert chip_lines(card)[0].rstrip().endswith(mark)
+        assert mark in card_caption(card)
+    # Only the nine special cards carry a second mark, and a plain ribbon has none.
+    assert len(SPECIAL_MARKS) == 9
+    assert chip_lines(Card.IRIS_RIBBON)[0].rstrip() == "5R   ▬"
+
+
+def test_month_colours_are_distinct_and_used_as_background() -> None:
+    assert len(set(MONTH_COLOURS)) == 12
+    text = chip_text(Card.PINE_CRANE)
+    styles = {str(span.style) for span in text.spans}
+    assert any(MONTH_COLOURS[0][0] in s for s in styles)
+
+
+def test_captions_name_the_card_in_words() -> None:
+    assert card_caption(Card.CHRYSANTHEMUM_SAKE_CUP) == "9A Chrysanthemum · Sake cup ◎"
+    assert card_caption(Card.CLOVER_RIBBON) == "7R Bush clover · plain red ribbon"
+    assert card_caption(Card.CLOVER_PLAIN_1) == "7P1 Bush clover · plain"
+
+
+def test_codes_and_backs() -> None:
+    assert codes_text(parse_cards("9A 1L")).plain == "1L 9A◎"
+    assert card_code_text(Card.WILLOW_RAIN_MAN).plain == "11L☂"
+    assert back_text(3).plain == "▒▒ ▒▒ ▒▒"
+    assert back_text(0).plain == ""
+
+
+def test_piles_are_grouped_by_kind_with_counts() -> None:
+    pile = parse_cards("1L 3L 7A 1R 2R 1P1 1P2 9P1")
+    groups = pile_groups(pile)
+    assert [k for k, _ in groups] == [Kind.BRIGHT, Kind.ANIMAL, Kind.RIBBON, Kind.PLAIN]
+    assert groups[0][1] == pile & BRIGHTS
+    line = pile_text(pile).plain
+    assert line == ("★Brights 2 1L 3L │ ◆Animals 1 7A │ ▬Ribbons 2 1R✎ 2R✎ │ ·Plains 3 1P1 1P2 9P1")
+    # Narrow: Plains (then Ribbons...) fall back to their counts.
+    assert pile_text(pile, width=66).plain == (
+        "★Brights 2 1L 3L │ ◆Animals 1 7A │ ▬Ribbons 2 1R✎ 2R✎ │ ·Plains 3"
+    )
+    multi = pile_text(pile, multiline=True).plain.splitlines()
+    assert multi[0] == "★ Brights 2: 1L 3L"
+    assert multi[3] == "· Plains 3: 1P1 1P2 9P1"
+    assert pile_text(0).plain == "★Brights 0 │ ◆Animals 0 │ ▬Ribbons 0 │ ·Plains 0"

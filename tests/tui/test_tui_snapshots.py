@@ -1,0 +1,169 @@
+"""Snapshots of the main screens at 80x24 and 120x40.
+
+Deterministic: fixed seeds (found by :func:`find_seed` on the engine alone), the
+"random" opponent with its seeded generator, pace 0, no records (no paths or
+clock on screen). Regenerate with ``pytest tests/tui --snapshot-update`` after a
+deliberate change of the screens and look at the SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_driver import find_seed, greedy_policy, next_prompt, play_until, wait_for
+
+from koikoi.engine import Phase
+from koikoi.record import GameRecord
+from koikoi.rules import get_rules
+from koikoi.tui.app import KoiKoiApp
+from koikoi.tui.controller import GameController, plays_by_card
+from koikoi.tui.replay import ReplayApp
+from koikoi.tui.screens import GameSettings, HelpScreen, NewGameScreen
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+ONE_ROUND = get_rules("nintendo").replace(game__rounds=1)
+
+Compare = Callable[..., bool]
+RunBefore = Callable[[Any], Awaitable[None]]
+
+
+def game_app(seed: int, tmp_path: Path, rules: Any = ONE_ROUND) -> KoiKoiApp:
+    return KoiKoiApp(
+        settings=GameSettings(rules, "random", seed, 0.0),
+        records=None,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        stamp="snapshot",
+    )
+
+
+def to_prompt(app: KoiKoiApp, *, stop: Callable[[str], bool], human_actions: int = 0) -> RunBefore:
+    """Play greedily through the UI to a prompt after ``human_actions`` human actions."""
+
+    async def run_before(pilot: Any) -> None:
+        count = {"n": 0}
+
+        def policy(view: Any) -> int:
+            count["n"] += 1
+            return greedy_policy(view)
+
+        def done(prompt: str) -> bool:
+            return stop(prompt) and (
+                prompt not in ("play", "take", "decide") or count["n"] >= human_actions
+            )
+
+        await play_until(pilot, app, policy, done)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_new_game_screen(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = KoiKoiApp(records=None, saves=tmp_path / "saves", pace=0.0)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 8 and v.piles[0] and v.piles[1])
+    app = game_app(seed, tmp_path)
+    run_before = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_two_match_choice(snap_compare: Compare, tmp_path: Path) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: any(len(o) > 1 for o in plays_by_card(v).values()))
+    app = game_app(seed, tmp_path)
+    reach = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+
+    async def run_before(pilot: Any) -> None:
+        await reach(pilot)
+        game = app.game_screen.game  # type: ignore[union-attr]
+        view = game.view()
+        card = next(c for c, ids in plays_by_card(view).items() if len(ids) > 1)
+        key = str(sorted(c for c in range(48) if view.hand >> c & 1).index(card) + 1)
+        await pilot.press(key, "enter")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_koikoi_decision(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
+    app = game_app(seed, tmp_path)
+    run_before = to_prompt(app, stop=lambda p: p == "decide", human_actions=n)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_round_end(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    seed, _ = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
+    app = game_app(seed, tmp_path)
+    run_before = to_prompt(app, stop=lambda p: p == "round_end")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_match_end(snap_compare: Compare, tmp_path: Path) -> None:
+    rules = get_rules("nintendo").replace(game__rounds=3)
+    app = game_app(5, tmp_path, rules)
+    run_before = to_prompt(app, stop=lambda p: p == "match_end")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = game_app(4, tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await next_prompt(pilot, app)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_captures(snap_compare: Compare, tmp_path: Path) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: v.piles[0].bit_count() >= 6)
+    app = game_app(seed, tmp_path)
+    reach = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+
+    async def run_before(pilot: Any) -> None:
+        await reach(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_too_small(snap_compare: Compare, tmp_path: Path) -> None:
+    app = game_app(4, tmp_path)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: app.game_screen is not None)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(60, 20), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_replay(snap_compare: Compare, size: tuple[int, int]) -> None:
+    seed, _ = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
+    game = GameController(ONE_ROUND, opponent="random", seed=seed)
+    while not game.is_over:
+        game.apply(
+            greedy_policy(game.view()) if game.human_to_act else game.choose_opponent_action()
+        )
+    record = GameRecord.from_match(game.match, players=list(game.names), created="2024-01-01")
+    app = ReplayApp(record)
+    assert snap_compare(app, terminal_size=size, press=["right"] * 6)
