@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test test-slow lint bench clean
+.PHONY: play serve test test-slow lint bench loadtest clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -31,6 +31,10 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/koikoi bench engine
+	$(BIN)/koikoi bench kernel
+
+loadtest: $(STAMP)
+	$(BIN)/python scripts/loadtest.py --games 200 --rounds 2
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,84 @@
+"""``koikoi serve``: the web game (needs the ``web`` extra).
+
+Registering the command imports nothing heavy; Starlette, uvicorn and
+SQLAlchemy are imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from koikoi.errors import KoiKoiError
+
+__all__ = ["register", "run"]
+
+
+class ServeError(KoiKoiError):
+    """The web server cannot start (missing extra, bad option)."""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``serve`` to the ``koikoi`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="run the web game (play the AI, a friend by invite link, spectate, score keeper)",
+        description=(
+            "Run the web game on http://HOST:PORT/. Games are stored in a database "
+            "(SQLite by default: $KOIKOI_HOME/koikoi.db, else ./koikoi.db); a restart "
+            "loses no game."
+        ),
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        metavar="URL",
+        help="SQLAlchemy URL, e.g. sqlite:///games.db or postgresql://user@host/db "
+        "(default: $KOIKOI_DATABASE_URL, else a SQLite file)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="log level (logs are JSON lines on stderr; default: %(default)s)",
+    )
+    parser.add_argument("--ai-delay", type=float, default=0.0, help=argparse.SUPPRESS)
+    parser.add_argument("--allow-seed", action="store_true", help=argparse.SUPPRESS)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start uvicorn with the app; returns when the server stops (Ctrl-C: graceful)."""
+    try:
+        import uvicorn
+
+        from koikoi.server.app import create_app
+        from koikoi.server.hub import ServerConfig
+        from koikoi.server.logs import configure_logging
+        from koikoi.server.storage import default_database_url
+    except ModuleNotFoundError as exc:
+        raise ServeError(
+            f"the web game needs the 'web' extra ({exc.name} is missing): pip install 'koikoi[web]'"
+        ) from None
+    if not 0 < args.port < 65536:
+        raise ServeError(f"--port must be 1 to 65535, not {args.port}")
+    url = args.database_url or os.environ.get("KOIKOI_DATABASE_URL") or default_database_url()
+    configure_logging(args.log_level)
+    app = create_app(url, config=ServerConfig(allow_seed=args.allow_seed, ai_delay=args.ai_delay))
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_config=None,
+        access_log=False,
+        ws_max_size=64 * 1024,
+        timeout_graceful_shutdown=10,
+        proxy_headers=False,
+        server_header=False,
+    )
+    return 0

@@ -1,0 +1,940 @@
+"""The live side of the web game: rooms in memory, connections, storage, AI turns.
+
+The :class:`Hub` is the only place where the game logic (:class:`~.rooms.Room`,
+no I/O), the database (:class:`~.storage.Storage`, called from worker threads)
+and the connections meet. For each accepted action, under the room's lock:
+check it (:meth:`Room.check_act`), store it durably (:class:`ActionWriter`,
+group commit), apply it with the engine, then queue each connection's own
+``state`` message — the actor's carries ``ack``. A failed write changes
+nothing and answers ``server_error``.
+
+Connections are transport-neutral: a :class:`Connection` is an outbox of JSON
+texts that the WebSocket endpoint (``app.py``) drains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import secrets
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from koikoi.agents import make_agent
+from koikoi.errors import KoiKoiError, RulesError
+from koikoi.rules import Rules, get_rules, load_rules_text
+from koikoi.server.logs import LOGGER_NAME, log_event
+from koikoi.server.protocol import (
+    AGENT_CHOICES,
+    Act,
+    ClientMessage,
+    Hello,
+    HintRequest,
+    JoinRequest,
+    NewGameRequest,
+    Ping,
+    ProtocolError,
+    encode,
+)
+from koikoi.server.records import build_record, record_of, replay_frames
+from koikoi.server.rooms import (
+    FAST_AGENTS,
+    HintEvaluator,
+    Room,
+    SeatInfo,
+    agent_spec,
+    ai_rng,
+    hint_evaluator,
+    new_game_id,
+    new_token,
+    token_hash,
+)
+from koikoi.server.storage import NewGame, SeatData, Storage
+
+__all__ = [
+    "ActionWriter",
+    "Connection",
+    "Hub",
+    "LiveRoom",
+    "Metrics",
+    "ServerConfig",
+    "TokenBucket",
+]
+
+log = logging.getLogger(LOGGER_NAME)
+T = TypeVar("T")
+
+CLOSE: Final = object()
+"""Outbox sentinel: close the connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Limits and switches of the server."""
+
+    allow_seed: bool = False
+    """Accept a ``seed`` when creating a game (tests only: it reveals the deal)."""
+    message_rate: float = 10.0
+    """Per-connection token bucket: messages per second..."""
+    message_burst: float = 30.0
+    """...and burst size."""
+    http_rate: float = 2.0
+    """Per-client-address bucket for game creation and joins: requests per second..."""
+    http_burst: float = 60.0
+    """...and burst size."""
+    outbox_limit: int = 1000
+    """Queued messages after which a slow connection is closed."""
+    idle_seconds: float = 900.0
+    """Rooms with no connection are dropped from memory after this long (they stay stored)."""
+    max_rooms: int = 20_000
+    ai_delay: float = 0.0
+    """Pause before each AI action (seconds)."""
+    hint_timeout: float = 10.0
+    max_unknown_tokens: int = 5
+    """Unknown tokens on one connection before it is closed."""
+    max_rate_violations: int = 100
+    """Rate-limited messages on one connection before it is closed."""
+
+
+class TokenBucket:
+    """A token bucket: ``take()`` is True while tokens remain; they refill at ``rate``/s."""
+
+    __slots__ = ("capacity", "rate", "tokens", "updated")
+
+    def __init__(self, capacity: float, rate: float) -> None:
+        self.capacity = capacity
+        self.rate = rate
+        self.tokens = capacity
+        self.updated = time.monotonic()
+
+    def take(self, n: float = 1.0) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens >= n:
+            self.tokens -= n
+            return True
+        return False
+
+
+class Metrics:
+    """Counters and the server-side action latencies (receive -> acknowledgement sent)."""
+
+    def __init__(self, keep: int = 200_000) -> None:
+        self.latencies: collections.deque[float] = collections.deque(maxlen=keep)
+        self.counters: collections.Counter[str] = collections.Counter()
+        self.started = time.time()
+
+    def latency(self, seconds: float) -> None:
+        self.latencies.append(seconds)
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.counters[name] += n
+
+    def snapshot(self) -> dict[str, Any]:
+        data = sorted(self.latencies)
+
+        def pct(q: float) -> float | None:
+            if not data:
+                return None
+            k = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
+            return round(data[k] * 1000, 3)
+
+        return {
+            "uptime_s": round(time.time() - self.started, 1),
+            "cpu_s": round(time.process_time(), 3),
+            "action_latency_ms": {
+                "count": len(data),
+                "p50": pct(0.50),
+                "p95": pct(0.95),
+                "p99": pct(0.99),
+                "max": round(data[-1] * 1000, 3) if data else None,
+            },
+            "counters": dict(self.counters),
+        }
+
+
+class Connection:
+    """One client connection: its seat, its rate limit, its outbox of JSON texts."""
+
+    def __init__(self, config: ServerConfig, peer: str = "") -> None:
+        self.id = secrets.token_hex(4)
+        self.peer = peer
+        self.live: LiveRoom | None = None
+        self.seat: int | None = None
+        self.cursor = 0
+        """Events already sent to this connection (index into the match's events)."""
+        self.bucket = TokenBucket(config.message_burst, config.message_rate)
+        self.outbox: asyncio.Queue[tuple[str, float | None] | object] = asyncio.Queue()
+        self.limit = config.outbox_limit
+        self.closed = False
+        self.unknown_tokens = 0
+        self.rate_violations = 0
+        self.hint_task: asyncio.Task[None] | None = None
+
+    def push(self, text: str, t0: float | None = None) -> None:
+        """Queue a message; a connection too far behind is closed (it can reconnect)."""
+        if self.closed:
+            return
+        if self.outbox.qsize() >= self.limit:
+            self.close()
+            return
+        self.outbox.put_nowait((text, t0))
+
+    def send(self, message: dict[str, Any], t0: float | None = None) -> None:
+        self.push(encode(message), t0)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(CLOSE)
+
+
+@dataclass(eq=False)
+class LiveRoom:
+    """A room in memory with its lock, its connections and its AI task."""
+
+    room: Room
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    conns: set[Connection] = field(default_factory=set)
+    ai_task: asyncio.Task[None] | None = None
+    last_active: float = field(default_factory=time.monotonic)
+    finished_stored: bool = False
+
+
+class ActionWriter:
+    """Stores actions durably, many games' actions per transaction (group commit)."""
+
+    def __init__(self, storage: Storage, metrics: Metrics, batch: int = 500) -> None:
+        self.storage = storage
+        self.metrics = metrics
+        self.batch = batch
+        self._queue: asyncio.Queue[tuple[tuple[str, int, int, int], asyncio.Future[None]] | None]
+        self._queue = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="koikoi-action-writer")
+
+    async def append(self, game_id: str, seq: int, action: int, seat: int) -> None:
+        """Return once the action is committed; raise if it could not be stored."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(((game_id, seq, action, seat), future))
+        await future
+
+    async def _run(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            items = [item]
+            stop = False
+            while len(items) < self.batch and not self._queue.empty():
+                nxt = self._queue.get_nowait()
+                if nxt is None:
+                    stop = True
+                    break
+                items.append(nxt)
+            await self._write(items)
+            if stop:
+                return
+
+    async def _write(
+        self, items: list[tuple[tuple[str, int, int, int], asyncio.Future[None]]]
+    ) -> None:
+        rows = [row for row, _ in items]
+        try:
+            await anyio.to_thread.run_sync(self.storage.append_actions, rows)
+        except Exception:
+            # Find the failing rows: store the others one by one.
+            for row, future in items:
+                try:
+                    await anyio.to_thread.run_sync(self.storage.append_actions, [row])
+                except Exception as exc:
+                    self.metrics.count("store_errors")
+                    if not future.done():
+                        future.set_exception(exc)
+                else:
+                    if not future.done():
+                        future.set_result(None)
+            return
+        self.metrics.count("store_batches")
+        for _, future in items:
+            if not future.done():
+                future.set_result(None)
+
+    async def stop(self) -> None:
+        """Write everything queued, then stop."""
+        if self._task is None:
+            return
+        self._queue.put_nowait(None)
+        await self._task
+        self._task = None
+
+
+class Hub:
+    """Rooms, connections and storage of one server process."""
+
+    def __init__(self, storage: Storage, config: ServerConfig | None = None) -> None:
+        self.storage = storage
+        self.config = config or ServerConfig()
+        self.metrics = Metrics()
+        self.rooms: dict[str, LiveRoom] = {}
+        self._tokens: dict[str, tuple[str, int | None]] = {}
+        self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
+        self._http_buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+        self._db_limiter = anyio.CapacityLimiter(4 if storage.is_sqlite else 8)
+        self._ai_limiter = anyio.CapacityLimiter(4)
+        self.writer = ActionWriter(storage, self.metrics)
+        self._inflight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
+        self._janitor: asyncio.Task[None] | None = None
+        self.available_agents = self._probe_agents()
+        self._hint_source, self._hint_evaluator = hint_evaluator()
+
+    # ----------------------------------------------------------- lifecycle
+
+    @staticmethod
+    def _probe_agents() -> tuple[str, ...]:
+        out = []
+        for strength in AGENT_CHOICES:
+            try:
+                make_agent(agent_spec(strength))
+            except KoiKoiError:
+                continue
+            out.append(strength)
+        return tuple(out)
+
+    @property
+    def closing(self) -> bool:
+        """Whether the server is shutting down."""
+        return self._closing
+
+    @property
+    def default_agent(self) -> str:
+        for strength in ("heuristic", "greedy", "random"):
+            if strength in self.available_agents:
+                return strength
+        return "random"
+
+    async def start(self) -> None:
+        self.writer.start()
+        self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
+        log_event(
+            log,
+            "server started",
+            database=self.storage.describe(),
+            agents=list(self.available_agents),
+            hints=self._hint_source,
+        )
+
+    async def close(self) -> None:
+        """Graceful stop: no new actions, finish every write in flight, close the pool."""
+        self._closing = True
+        if self._janitor is not None:
+            self._janitor.cancel()
+        for live in list(self.rooms.values()):
+            if live.ai_task is not None and not live.ai_task.done():
+                live.ai_task.cancel()
+            for conn in list(live.conns):
+                conn.close()
+        with anyio.move_on_after(15):
+            await self._idle.wait()
+        await self.writer.stop()
+        await anyio.to_thread.run_sync(self.storage.dispose)
+        log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self._db_limiter)
+
+    async def _guarded(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` to completion even if the caller is cancelled (writes finish).
+
+        Shutdown waits until every such task is done.
+        """
+        self._inflight += 1
+        self._idle.clear()
+        task = asyncio.ensure_future(work)
+        task.add_done_callback(self._inflight_done)
+        return await asyncio.shield(task)
+
+    def _inflight_done(self, task: asyncio.Future[Any]) -> None:
+        self._inflight -= 1
+        if self._inflight == 0:
+            self._idle.set()
+        if not task.cancelled():
+            task.exception()  # marked retrieved: a cancelled caller no longer awaits it
+
+    def allow_http(self, client: str) -> bool:
+        """Per-address rate limit of game creation and joins."""
+        bucket = self._http_buckets.get(client)
+        if bucket is None:
+            bucket = TokenBucket(self.config.http_burst, self.config.http_rate)
+            self._http_buckets[client] = bucket
+            if len(self._http_buckets) > 10_000:
+                self._http_buckets.popitem(last=False)
+        else:
+            self._http_buckets.move_to_end(client)
+        return bucket.take()
+
+    # ---------------------------------------------------------- rooms
+
+    def _rules(self, req: NewGameRequest) -> Rules:
+        try:
+            rules = (
+                load_rules_text(req.house_rules, source="house rules")
+                if req.house_rules is not None
+                else get_rules(req.rules)
+            )
+            if req.rounds is not None:
+                rules = rules.replace(game__rounds=req.rounds)
+        except RulesError as exc:
+            raise ProtocolError("rules", str(exc)) from None
+        return rules
+
+    async def create_game(self, req: NewGameRequest) -> dict[str, Any]:
+        """Create a game; returns the creator's seat token (and invite and watch tokens)."""
+        if self._closing:
+            raise ProtocolError("server_error", "the server is shutting down")
+        rules = self._rules(req)
+        agent = None
+        if req.mode == "ai":
+            agent = req.agent or self.default_agent
+            if agent not in self.available_agents:
+                raise ProtocolError(
+                    "bad_field",
+                    f"agent {agent!r} is not available on this server: "
+                    f"available {', '.join(self.available_agents)}",
+                )
+        seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
+        game_id = new_game_id()
+        token, watch = new_token(), new_token()
+        invite = new_token() if req.mode == "friend" else None
+        me, other = req.seat, 1 - req.seat
+        seats: list[SeatData] = [SeatData(0, "human"), SeatData(1, "human")]
+        seats[me] = SeatData(me, "human", name=req.name, token_hash=token_hash(token))
+        if req.mode == "ai":
+            seats[other] = SeatData(other, "ai", name=f"AI ({agent})", agent=agent)
+        else:
+            seats[other] = SeatData(
+                other, "human", invite_hash=token_hash(invite or ""), invite_used=False
+            )
+        try:
+            room = Room(
+                game_id,
+                mode=req.mode,
+                rules=rules,
+                seed=seed,
+                seats=[self._seat_info(s) for s in seats],
+                watch_hash=token_hash(watch),
+            )
+        except RuntimeError as exc:  # e.g. redeal rules that redeal (almost) every deal
+            raise ProtocolError("rules", f"these rules cannot deal a round: {exc}") from None
+        await self._db(
+            self.storage.create_game,
+            NewGame(
+                id=game_id,
+                mode=req.mode,
+                rules_name=rules.name,
+                rules_toml=rules.to_toml(),
+                seed=seed,
+                watch_hash=room.watch_hash,
+                seats=(seats[0], seats[1]),
+            ),
+        )
+        live = LiveRoom(room)
+        self._register(live)
+        self.metrics.count("games_created")
+        log_event(
+            log,
+            "game created",
+            game=game_id,
+            mode=req.mode,
+            rules=rules.name,
+            rounds=rules.game.rounds,
+            agent=agent,
+            seeded=req.seed is not None,
+        )
+        out: dict[str, Any] = {
+            "game": game_id,
+            "seat": me,
+            "token": token,
+            "watch": watch,
+            "mode": req.mode,
+            "rules": rules.name,
+        }
+        if invite is not None:
+            out["invite"] = invite
+        return out
+
+    @staticmethod
+    def _seat_info(s: SeatData) -> SeatInfo:
+        return SeatInfo(
+            kind=s.kind,
+            name=s.name,
+            agent=s.agent,
+            token_hash=s.token_hash,
+            invite_hash=s.invite_hash,
+            invite_used=s.invite_used,
+        )
+
+    def _register(self, live: LiveRoom) -> None:
+        room = live.room
+        self.rooms[room.id] = live
+        for i, seat in enumerate(room.seats):
+            if seat.token_hash is not None:
+                self._tokens[seat.token_hash] = (room.id, i)
+        self._tokens[room.watch_hash] = (room.id, None)
+
+    def _unregister(self, live: LiveRoom) -> None:
+        room = live.room
+        self.rooms.pop(room.id, None)
+        for seat in room.seats:
+            if seat.token_hash is not None:
+                self._tokens.pop(seat.token_hash, None)
+        self._tokens.pop(room.watch_hash, None)
+
+    async def join(self, req: JoinRequest) -> dict[str, Any]:
+        """Claim the seat of an invite (once); returns the new seat token."""
+        invite = token_hash(req.invite)
+        token = new_token()
+        claimed = await self._db(self.storage.claim_invite, invite, token_hash(token), req.name)
+        if claimed is None:
+            state = await self._db(self.storage.invite_state, invite)
+            if state is None:
+                raise ProtocolError("unknown_token", "no game has this invite")
+            raise ProtocolError(
+                "invite_used", "this invite link was already used: both seats are taken"
+            )
+        game_id, seat = claimed
+        live = self.rooms.get(game_id)
+        if live is not None:
+            info = live.room.seats[seat]
+            info.token_hash = token_hash(token)
+            info.invite_used = True
+            info.name = req.name
+            self._tokens[info.token_hash] = (game_id, seat)
+            self._broadcast_players(live)
+        log_event(log, "invite claimed", game=game_id, seat=seat)
+        return {"game": game_id, "seat": seat, "token": token}
+
+    async def live_room(self, game_id: str) -> LiveRoom | None:
+        """The room in memory, loading (replaying) it from storage if needed."""
+        live = self.rooms.get(game_id)
+        if live is not None:
+            return live
+        pending = self._loading.get(game_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[LiveRoom | None] = asyncio.get_running_loop().create_future()
+        self._loading[game_id] = future
+        try:
+            data = await self._db(self.storage.load_game, game_id)
+            if data is None:
+                future.set_result(None)
+                return None
+            rules = load_rules_text(data.rules_toml, source=f"game {game_id} rules")
+            started = time.perf_counter()
+            room = Room(
+                data.id,
+                mode=data.mode,
+                rules=rules,
+                seed=data.seed,
+                seats=[self._seat_info(s) for s in data.seats],
+                watch_hash=data.watch_hash,
+                actions=data.actions,
+                created_at=data.created_at,
+            )
+            live = LiveRoom(room, finished_stored=data.status == "finished")
+            self._register(live)
+            log_event(
+                log,
+                "game loaded",
+                game=game_id,
+                actions=len(data.actions),
+                replay_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            future.set_result(live)
+            if room.is_over and not live.finished_stored:
+                await self._store_finished(live)
+            return live
+        except BaseException as exc:
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # mark retrieved
+            raise
+        finally:
+            self._loading.pop(game_id, None)
+
+    async def locate(self, token: str) -> tuple[LiveRoom, int | None]:
+        """The room and seat (None: spectator) of a seat or watch token."""
+        digest = token_hash(token)
+        found = self._tokens.get(digest)
+        if found is None:
+            found = await self._db(self.storage.find_token, digest)
+        if found is None:
+            raise ProtocolError("unknown_token", "no game has this token")
+        live = await self.live_room(found[0])
+        if live is None:
+            raise ProtocolError("unknown_token", "no game has this token")
+        return live, found[1]
+
+    # ------------------------------------------------------- connections
+
+    async def handle(self, conn: Connection, msg: ClientMessage, t0: float) -> None:
+        """Dispatch one validated client message."""
+        if isinstance(msg, Ping):
+            conn.send({"type": "pong"} if msg.ref is None else {"type": "pong", "ref": msg.ref})
+            return
+        if isinstance(msg, Hello):
+            await self.hello(conn, msg)
+            return
+        if conn.live is None:
+            raise ProtocolError(
+                "not_authenticated", "send hello with your seat or watch token first", ref=msg.ref
+            )
+        if isinstance(msg, Act):
+            await self.act(conn, msg, t0)
+        elif isinstance(msg, HintRequest):
+            self.hint(conn, msg)
+
+    async def hello(self, conn: Connection, msg: Hello) -> None:
+        if conn.live is not None:
+            raise ProtocolError("already_authenticated", "this connection already said hello")
+        try:
+            live, seat = await self.locate(msg.token)
+        except ProtocolError as exc:
+            conn.unknown_tokens += 1
+            if conn.unknown_tokens >= self.config.max_unknown_tokens:
+                conn.send(exc.to_message())
+                conn.close()
+            exc.ref = msg.ref
+            raise
+        async with live.lock:
+            room = live.room
+            conn.live, conn.seat = live, seat
+            live.conns.add(conn)
+            live.last_active = time.monotonic()
+            conn.send(room.welcome(seat))
+            conn.send(room.state(seat, 0))
+            conn.cursor = len(room.match.events)
+            self._broadcast_presence(live)
+        self.metrics.count("hellos")
+        log_event(
+            log,
+            "client joined",
+            game=room.id,
+            role="spectator" if seat is None else "player",
+            seat=seat,
+            conn=conn.id,
+        )
+        self._kick_ai(live)
+
+    def detach(self, conn: Connection) -> None:
+        """Forget a closed connection."""
+        live = conn.live
+        conn.close()
+        if conn.hint_task is not None and not conn.hint_task.done():
+            conn.hint_task.cancel()
+        if live is None:
+            return
+        live.conns.discard(conn)
+        live.last_active = time.monotonic()
+        if not self._closing:
+            self._broadcast_presence(live)
+        log_event(log, "client left", game=live.room.id, seat=conn.seat, conn=conn.id)
+
+    async def act(self, conn: Connection, msg: Act, t0: float) -> None:
+        live = conn.live
+        if live is None:  # pragma: no cover - handle() checks
+            raise ProtocolError("not_authenticated", "send hello first")
+        if self._closing:
+            raise ProtocolError(
+                "server_error", "the server is shutting down; reconnect", ref=msg.ref
+            )
+        try:
+            await self._guarded(self._commit(live, conn.seat, msg.action, msg.seq, conn, t0))
+        except ProtocolError as exc:
+            exc.ref = msg.ref
+            self.metrics.count(f"rejected_{exc.code}")
+            raise
+        self._kick_ai(live)
+
+    async def _commit(
+        self,
+        live: LiveRoom,
+        seat: int | None,
+        action: int,
+        seq: int,
+        conn: Connection | None,
+        t0: float | None,
+    ) -> None:
+        async with live.lock:
+            room = live.room
+            if self.rooms.get(room.id) is not live:
+                raise ProtocolError("server_error", "the game was reloaded; reconnect")
+            room.check_act(seat, action, seq)
+            if seat is None:  # pragma: no cover - check_act refuses spectators
+                raise ProtocolError("spectator", "spectators cannot act")
+            try:
+                await self.writer.append(room.id, seq, action, seat)
+            except Exception as exc:
+                log_event(
+                    log,
+                    "store failed",
+                    logging.ERROR,
+                    game=room.id,
+                    seq=seq,
+                    error=type(exc).__name__,
+                )
+                # Memory and storage may disagree now: reload the game on next use.
+                self._unregister(live)
+                for c in list(live.conns):
+                    c.send({"type": "error", "code": "server_error", "message": "reconnect"})
+                    c.close()
+                raise ProtocolError(
+                    "server_error", "the action could not be stored; it was not played"
+                ) from None
+            room.apply(action)
+            live.last_active = time.monotonic()
+            self.metrics.count("actions")
+            self._broadcast(live, ack_conn=conn, ack=seq, t0=t0)
+            if room.is_over:
+                await self._store_finished(live)
+
+    def _broadcast(
+        self,
+        live: LiveRoom,
+        *,
+        ack_conn: Connection | None = None,
+        ack: int | None = None,
+        t0: float | None = None,
+    ) -> None:
+        room = live.room
+        end = len(room.match.events)
+        texts: dict[tuple[int | None, int], str] = {}
+        for conn in list(live.conns):
+            if conn is ack_conn:
+                conn.push(encode(room.state(conn.seat, conn.cursor, ack=ack, full=False)), t0)
+            else:
+                key = (conn.seat, conn.cursor)
+                text = texts.get(key)
+                if text is None:
+                    text = encode(room.state(conn.seat, conn.cursor, full=False))
+                    texts[key] = text
+                conn.push(text)
+            conn.cursor = end
+
+    def _broadcast_presence(self, live: LiveRoom) -> None:
+        connected = [False, False]
+        spectators = 0
+        for c in live.conns:
+            if c.seat is None:
+                spectators += 1
+            else:
+                connected[c.seat] = True
+        text = encode({"type": "presence", "connected": connected, "spectators": spectators})
+        for c in list(live.conns):
+            c.push(text)
+
+    def _broadcast_players(self, live: LiveRoom) -> None:
+        text = encode({"type": "players", "players": [s.public() for s in live.room.seats]})
+        for c in list(live.conns):
+            c.push(text)
+
+    async def _store_finished(self, live: LiveRoom) -> None:
+        room = live.room
+        record = build_record(
+            room.match,
+            game_id=room.id,
+            mode=room.mode,
+            players=[s.public() for s in room.seats],
+        )
+        try:
+            await self._db(
+                self.storage.finish_game,
+                room.id,
+                record,
+                list(room.match.scores),
+                room.match.winner,
+            )
+        except Exception as exc:  # the actions are stored: the record can be rebuilt
+            log_event(log, "record store failed", logging.ERROR, game=room.id, error=repr(exc))
+            return
+        live.finished_stored = True
+        self.metrics.count("games_finished")
+        log_event(
+            log,
+            "game finished",
+            game=room.id,
+            actions=room.seq,
+            scores=list(room.match.scores),
+            winner=room.match.winner,
+        )
+
+    # ----------------------------------------------------------------- AI
+
+    def _kick_ai(self, live: LiveRoom) -> None:
+        if self._closing or live.room.ai_to_move() is None:
+            return
+        if live.ai_task is None or live.ai_task.done():
+            live.ai_task = asyncio.create_task(self._run_ai(live), name=f"ai-{live.room.id}")
+
+    async def _run_ai(self, live: LiveRoom) -> None:
+        try:
+            while not self._closing:
+                room = live.room
+                seat = room.ai_to_move()
+                if seat is None or self.rooms.get(room.id) is not live:
+                    return
+                if not any(c.seat is not None for c in live.conns):
+                    return  # nobody at the table: wait for a hello
+                seq = room.seq
+                view = room.view(seat, history=True)
+                agent = room.agent(seat)
+                rng = ai_rng(room.seed, seq)
+                if (room.seats[seat].agent or "random") in FAST_AGENTS:
+                    action = agent.act(view, rng)
+                else:
+                    action = await anyio.to_thread.run_sync(
+                        agent.act, view, rng, limiter=self._ai_limiter
+                    )
+                if self.config.ai_delay:
+                    await asyncio.sleep(self.config.ai_delay)
+                if action not in view.legal_ids:
+                    log_event(
+                        log, "agent chose an illegal action", logging.ERROR, game=room.id, seq=seq
+                    )
+                    action = view.legal_ids[0]
+                try:
+                    await self._guarded(self._commit(live, seat, action, seq, None, None))
+                except ProtocolError as exc:
+                    log_event(
+                        log, "AI action refused", logging.WARNING, game=room.id, code=exc.code
+                    )
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("AI turn failed", extra={"fields": {"game": live.room.id}})
+
+    # --------------------------------------------------------------- hints
+
+    def hint(self, conn: Connection, msg: HintRequest) -> None:
+        """Start rating the seat's legal actions; the answer is a ``hint`` message."""
+        live = conn.live
+        if live is None or conn.seat is None:
+            raise ProtocolError("hint_unavailable", "spectators get no hints", ref=msg.ref)
+        if conn.hint_task is not None and not conn.hint_task.done():
+            raise ProtocolError("hint_unavailable", "a hint is already being computed", ref=msg.ref)
+        room = live.room
+        seat = conn.seat
+        if room.is_over or room.to_move() != seat:
+            raise ProtocolError(
+                "hint_unavailable", "a hint is only given on your turn", ref=msg.ref
+            )
+        conn.hint_task = asyncio.create_task(self._hint(conn, room, seat, msg.ref))
+
+    async def _hint(self, conn: Connection, room: Room, seat: int, ref: str | int | None) -> None:
+        evaluator: HintEvaluator = self._hint_evaluator
+        try:
+            # The view is taken here, on the event loop; only the rating runs in a thread.
+            seq = room.seq
+            view = room.hint_view(seat)
+            with anyio.fail_after(self.config.hint_timeout):
+                scores = await anyio.to_thread.run_sync(
+                    room.hint_scores, view, evaluator, seq, limiter=self._ai_limiter
+                )
+            message = room.hint_message(seq, view, scores, self._hint_source)
+        except ProtocolError as exc:
+            exc.ref = ref
+            conn.send(exc.to_message())
+            return
+        except TimeoutError:
+            conn.send({"type": "error", "code": "hint_unavailable", "message": "hint timed out"})
+            return
+        if ref is not None:
+            message["ref"] = ref
+        self.metrics.count("hints")
+        conn.send(message)
+
+    # -------------------------------------------------------- records
+
+    async def authorize(self, game_id: str, token: str) -> tuple[LiveRoom, int | None]:
+        """The room of ``game_id`` if ``token`` is one of its seat or watch tokens."""
+        live, seat = await self.locate(token)
+        if live.room.id != game_id:
+            raise ProtocolError("unknown_token", "this token is not for that game")
+        return live, seat
+
+    async def record(self, game_id: str, token: str) -> str:
+        """The finished game's record (JSON text)."""
+        live, _ = await self.authorize(game_id, token)
+        if not live.room.is_over:
+            raise ProtocolError("not_finished", "the record is available when the match is over")
+        text = await self._db(self.storage.get_record, game_id)
+        if text is None:
+            async with live.lock:
+                await self._store_finished(live)
+            text = await self._db(self.storage.get_record, game_id)
+        if text is None:
+            raise ProtocolError("server_error", "the record could not be stored")
+        return text
+
+    async def replay(self, game_id: str, token: str) -> dict[str, Any]:
+        """Step-through frames of a finished game."""
+        live, _ = await self.authorize(game_id, token)
+        if not live.room.is_over:
+            raise ProtocolError("not_finished", "the replay is available when the match is over")
+        room = live.room
+        players = [s.public() for s in room.seats]
+        record = record_of(room.match, game_id=game_id, mode=room.mode, players=players)
+        data = await anyio.to_thread.run_sync(replay_frames, record, limiter=self._ai_limiter)
+        data["seats"] = players
+        data["game"] = game_id
+        return data
+
+    # ------------------------------------------------------------ upkeep
+
+    async def _janitor_loop(self) -> None:
+        while True:
+            await asyncio.sleep(30)
+            self.evict_idle()
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Drop rooms nobody uses from memory (they stay in storage). Returns how many."""
+        now = time.monotonic() if now is None else now
+        dropped = 0
+        idle = self.config.idle_seconds
+        over_capacity = len(self.rooms) - self.config.max_rooms
+        by_age = sorted(self.rooms.values(), key=lambda lr: lr.last_active)
+        for live in by_age:
+            busy = (
+                live.conns
+                or live.lock.locked()
+                or (live.ai_task is not None and not live.ai_task.done())
+            )
+            if busy:
+                continue
+            if now - live.last_active > idle or over_capacity > 0:
+                self._unregister(live)
+                dropped += 1
+                over_capacity -= 1
+        return dropped
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok" if not self._closing else "stopping",
+            "rooms": len(self.rooms),
+            "connections": sum(len(r.conns) for r in self.rooms.values()),
+            "inflight": self._inflight,
+            "agents": list(self.available_agents),
+        }

@@ -1,0 +1,62 @@
+"""Structured logs: one JSON object per line, through :mod:`logging`.
+
+Log calls pass their fields in ``extra={"fields": {...}}``; :class:`JsonFormatter`
+writes them next to the time, level, logger and message. Tokens are never
+passed to a log call; as a second line of defence any field whose name
+contains ``token`` or ``invite`` is replaced by ``"[redacted]"``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any, Final
+
+__all__ = ["JsonFormatter", "configure_logging", "log_event"]
+
+LOGGER_NAME: Final = "koikoi.server"
+_SECRET_WORDS: Final = ("token", "invite", "secret", "password")
+
+
+class JsonFormatter(logging.Formatter):
+    """Formats a record as one JSON line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 3),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            for key, value in fields.items():
+                if any(word in key.lower() for word in _SECRET_WORDS):
+                    value = "[redacted]"
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+def configure_logging(level: str = "info", stream: Any = None) -> None:
+    """Send ``koikoi.server`` and uvicorn's error log to ``stream`` as JSON lines."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    for name in (LOGGER_NAME, "uvicorn", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level.upper())
+        logger.propagate = False
+    # The access log would print request paths; the server logs requests itself.
+    logging.getLogger("uvicorn.access").disabled = True
+
+
+def log_event(logger: logging.Logger, msg: str, level: int = logging.INFO, **fields: Any) -> None:
+    """Log ``msg`` with structured ``fields``."""
+    if logger.isEnabledFor(level):
+        logger.log(level, msg, extra={"fields": fields})

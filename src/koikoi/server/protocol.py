@@ -1,0 +1,464 @@
+"""The web game's messages: schemas, validation and encoding (no I/O).
+
+Clients send *intentions* over a WebSocket as JSON objects with a ``type``;
+:func:`parse_client_message` turns one raw frame into a typed message or raises
+:class:`ProtocolError`, whose ``code`` and ``message`` say exactly what was
+wrong. The HTTP API's JSON bodies are validated here too (:func:`parse_new_game`,
+:func:`parse_join`, :func:`parse_score_request`, ...). docs/protocol.md lists
+every message with its fields.
+
+>>> parse_client_message('{"type": "act", "action": 8, "seq": 0}')
+Act(action=8, seq=0, ref=None)
+>>> try:
+...     parse_client_message('{"type": "act", "action": 8}')
+... except ProtocolError as exc:
+...     print(exc.code, "-", exc.message)
+missing_field - 'act' needs the field 'seq' (integer)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from koikoi.actions import NUM_ACTIONS
+from koikoi.rules import PRESET_NAMES
+
+__all__ = [
+    "AGENT_CHOICES",
+    "CLIENT_TYPES",
+    "ERROR_CODES",
+    "MAX_HOUSE_RULES_CHARS",
+    "MAX_MESSAGE_BYTES",
+    "MODES",
+    "PROTOCOL_VERSION",
+    "Act",
+    "ClientMessage",
+    "Hello",
+    "HintRequest",
+    "JoinRequest",
+    "NewGameRequest",
+    "Ping",
+    "ProtocolError",
+    "ScoreRequest",
+    "TokenRequest",
+    "encode",
+    "error_message",
+    "parse_client_message",
+    "parse_join",
+    "parse_new_game",
+    "parse_score_request",
+    "parse_token_request",
+    "valid_token",
+]
+
+PROTOCOL_VERSION: Final = 1
+MAX_MESSAGE_BYTES: Final = 2048
+"""Largest WebSocket frame a client may send; larger ones get ``too_large``."""
+MAX_HOUSE_RULES_CHARS: Final = 8000
+MAX_NAME_CHARS: Final = 40
+MAX_REF_CHARS: Final = 64
+MODES: Final = ("ai", "friend")
+AGENT_CHOICES: Final = ("random", "greedy", "heuristic", "mcts")
+"""AI strengths a client may ask for (never ``cmd:``: clients do not start programs)."""
+
+ERROR_CODES: Final[dict[str, str]] = {
+    "bad_json": "the frame is not a JSON object",
+    "too_large": "the frame or body is larger than allowed",
+    "unknown_type": "the type is missing or not one of the known message types",
+    "missing_field": "a required field is absent",
+    "bad_field": "a field has the wrong type or value",
+    "unexpected_field": "a field the message type does not have",
+    "not_authenticated": "send hello with a token first",
+    "already_authenticated": "hello was already accepted on this connection",
+    "unknown_token": "no game has this token",
+    "spectator": "spectators cannot act",
+    "not_your_turn": "the other player is to act",
+    "stale": "seq is not the game's current action count",
+    "illegal_action": "the action is not legal now",
+    "game_over": "the match is over",
+    "rate_limited": "too many messages; slow down",
+    "hint_unavailable": "no hint can be given now",
+    "invite_used": "this invite link was already used",
+    "rules": "the rules or house rules are not valid",
+    "not_found": "no such game",
+    "not_finished": "the game is not finished yet",
+    "bad_record": "the record cannot be read or replayed",
+    "server_error": "the server could not store the action; try again",
+}
+"""Every error code the server sends, with its meaning."""
+
+_TOKEN_RE: Final = re.compile(r"[A-Za-z0-9_-]{20,128}")
+_CARD_WORD_RE: Final = re.compile(r"[A-Za-z0-9]{1,20}")
+
+
+class ProtocolError(ValueError):
+    """A message or request that the server refuses; nothing was changed.
+
+    ``code`` is one of :data:`ERROR_CODES`; ``message`` names the problem.
+    """
+
+    def __init__(self, code: str, message: str, *, ref: str | int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.ref = ref
+
+    def to_message(self) -> dict[str, Any]:
+        """The ``error`` message sent to the client."""
+        return error_message(self.code, self.message, ref=self.ref)
+
+
+def error_message(code: str, message: str, *, ref: str | int | None = None) -> dict[str, Any]:
+    """``{"type": "error", "code", "message"}`` (plus ``ref`` when the client gave one)."""
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if ref is not None:
+        out["ref"] = ref
+    return out
+
+
+def encode(message: Mapping[str, Any]) -> str:
+    """Compact JSON text of a message."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def valid_token(value: object) -> bool:
+    """Whether ``value`` has the shape of a token (URL-safe, 20 to 128 characters)."""
+    return isinstance(value, str) and _TOKEN_RE.fullmatch(value) is not None
+
+
+# ---------------------------------------------------------------- WebSocket
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """``hello``: the first message, with a seat token or a watch token."""
+
+    token: str
+    ref: str | int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """``act``: play action id ``action``; ``seq`` is the action count the client saw."""
+
+    action: int
+    seq: int
+    ref: str | int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HintRequest:
+    """``hint``: ask the AI to rate the legal actions of the player's own view."""
+
+    ref: str | int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """``ping``: the server answers ``pong``."""
+
+    ref: str | int | None = None
+
+
+ClientMessage = Hello | Act | HintRequest | Ping
+
+# type -> {field: kind}; every field listed is required.
+CLIENT_TYPES: Final[dict[str, dict[str, str]]] = {
+    "hello": {"token": "token"},
+    "act": {"action": "integer", "seq": "integer"},
+    "hint": {},
+    "ping": {},
+}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ref(data: Mapping[str, Any]) -> str | int | None:
+    ref = data.get("ref")
+    if ref is None:
+        return None
+    if _is_int(ref) and abs(ref) < 2**53:
+        return int(ref)
+    if isinstance(ref, str) and len(ref) <= MAX_REF_CHARS:
+        return ref
+    raise ProtocolError(
+        "bad_field", f"ref must be an integer or a string of at most {MAX_REF_CHARS} characters"
+    )
+
+
+def parse_client_message(frame: str | bytes) -> ClientMessage:
+    """Validate one WebSocket frame from a client.
+
+    Raises:
+        ProtocolError: ``too_large``, ``bad_json``, ``unknown_type``,
+            ``missing_field``, ``bad_field`` or ``unexpected_field``, naming
+            the field and what is allowed.
+    """
+    size = len(frame.encode("utf-8")) if isinstance(frame, str) else len(frame)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError(
+            "too_large", f"message of {size} bytes is too large: at most {MAX_MESSAGE_BYTES}"
+        )
+    try:
+        data = json.loads(frame)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad_json", "message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "message must be a JSON object with a 'type'")
+    ref = _ref(data)
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+        shown = repr(kind) if isinstance(kind, str) and len(kind) <= 40 else "missing or invalid"
+        raise ProtocolError(
+            "unknown_type",
+            f"unknown message type {shown}: allowed {', '.join(CLIENT_TYPES)}",
+            ref=ref,
+        )
+    schema = CLIENT_TYPES[kind]
+    for key in data:
+        if key not in schema and key not in ("type", "ref"):
+            shown_key = key if len(key) <= 40 else key[:40] + "..."
+            raise ProtocolError(
+                "unexpected_field",
+                f"{kind!r} has no field {shown_key!r}: its fields are "
+                + (", ".join(schema) if schema else "none besides type and ref"),
+                ref=ref,
+            )
+    for key, field_kind in schema.items():
+        if key not in data:
+            shown_kind = "string" if field_kind == "token" else field_kind
+            raise ProtocolError(
+                "missing_field", f"{kind!r} needs the field {key!r} ({shown_kind})", ref=ref
+            )
+    if kind == "hello":
+        token = data["token"]
+        if not valid_token(token):
+            raise ProtocolError(
+                "bad_field", "token must be a string of 20 to 128 URL-safe characters", ref=ref
+            )
+        return Hello(token, ref)
+    if kind == "act":
+        action, seq = data["action"], data["seq"]
+        if not _is_int(action) or not 0 <= action < NUM_ACTIONS:
+            raise ProtocolError(
+                "bad_field",
+                f"action must be an integer action id from 0 to {NUM_ACTIONS - 1}",
+                ref=ref,
+            )
+        if not _is_int(seq) or not 0 <= seq < 1_000_000:
+            raise ProtocolError("bad_field", "seq must be a non-negative integer", ref=ref)
+        return Act(int(action), int(seq), ref)
+    if kind == "hint":
+        return HintRequest(ref)
+    return Ping(ref)
+
+
+# --------------------------------------------------------------------- HTTP
+
+
+@dataclass(frozen=True, slots=True)
+class NewGameRequest:
+    """Body of ``POST /api/games``."""
+
+    mode: str
+    agent: str | None
+    """The AI strength (mode "ai"); None: the server's default."""
+    rules: str
+    house_rules: str | None
+    rounds: int | None
+    seat: int
+    name: str
+    seed: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRequest:
+    """Body of ``POST /api/join``: an invite token."""
+
+    invite: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRequest:
+    """Body of the record and replay requests: a seat or watch token."""
+
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRequest:
+    """Body of ``POST /api/score`` (the score keeper)."""
+
+    rules: str
+    house_rules: str | None
+    cards: tuple[str, ...]
+    round_number: int
+    koikoi_self: int
+    opponent_koikoi: bool
+
+
+def _object(body: object, what: str) -> Mapping[str, Any]:
+    if not isinstance(body, dict):
+        raise ProtocolError("bad_json", f"{what} must be a JSON object")
+    return body
+
+
+def _no_extra(data: Mapping[str, Any], allowed: tuple[str, ...], what: str) -> None:
+    for key in data:
+        if key not in allowed:
+            shown = key if len(key) <= 40 else key[:40] + "..."
+            raise ProtocolError(
+                "unexpected_field", f"{what} has no field {shown!r}: allowed {', '.join(allowed)}"
+            )
+
+
+def _opt_str(data: Mapping[str, Any], key: str, limit: int) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ProtocolError("bad_field", f"{key} must be a string")
+    if len(value) > limit:
+        raise ProtocolError("too_large", f"{key} is too long: at most {limit} characters")
+    return value
+
+
+def _opt_int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not _is_int(value) or not lo <= value <= hi:
+        raise ProtocolError("bad_field", f"{key} must be an integer from {lo} to {hi}")
+    return int(value)
+
+
+def _name(data: Mapping[str, Any]) -> str:
+    name = _opt_str(data, "name", MAX_NAME_CHARS)
+    if name is None:
+        return ""
+    return " ".join(name.split())
+
+
+def _preset(data: Mapping[str, Any]) -> str:
+    rules = data.get("rules", "nintendo")
+    if not isinstance(rules, str) or rules not in PRESET_NAMES:
+        raise ProtocolError(
+            "rules", f"unknown rules preset {str(rules)[:40]!r}: allowed {', '.join(PRESET_NAMES)}"
+        )
+    return rules
+
+
+def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
+    """Validate the body of ``POST /api/games``.
+
+    Fields: ``mode`` ("ai" or "friend"), ``agent`` (AI mode: one of
+    :data:`AGENT_CHOICES`), ``rules`` (a preset name), ``house_rules`` (TOML text,
+    used instead of the preset when not blank), ``rounds`` (1..120), ``seat``
+    (0 or 1, the creator's seat), ``name``, and ``seed`` (only when the server
+    allows it, for tests).
+    """
+    data = _object(body, "the new game request")
+    _no_extra(
+        data,
+        ("mode", "agent", "rules", "house_rules", "rounds", "seat", "name", "seed"),
+        "the new game request",
+    )
+    mode = data.get("mode")
+    if mode not in MODES:
+        raise ProtocolError("bad_field", f"mode must be one of {', '.join(MODES)}")
+    agent = _opt_str(data, "agent", 40)
+    if mode == "ai":
+        if agent is not None and agent not in AGENT_CHOICES:
+            raise ProtocolError(
+                "bad_field", f"agent {agent!r} is not offered: allowed {', '.join(AGENT_CHOICES)}"
+            )
+    elif agent is not None:
+        raise ProtocolError("bad_field", "agent is only for mode 'ai'")
+    house = _opt_str(data, "house_rules", MAX_HOUSE_RULES_CHARS)
+    if house is not None and not house.strip():
+        house = None
+    seed = _opt_int(data, "seed", 0, 2**62)
+    if seed is not None and not allow_seed:
+        raise ProtocolError("unexpected_field", "this server does not accept a seed")
+    return NewGameRequest(
+        mode=str(mode),
+        agent=agent,
+        rules=_preset(data),
+        house_rules=house,
+        rounds=_opt_int(data, "rounds", 1, 120),
+        seat=_opt_int(data, "seat", 0, 1) or 0,
+        name=_name(data),
+        seed=seed,
+    )
+
+
+def parse_join(body: object) -> JoinRequest:
+    """Validate the body of ``POST /api/join``: ``invite`` and an optional ``name``."""
+    data = _object(body, "the join request")
+    _no_extra(data, ("invite", "name"), "the join request")
+    invite = data.get("invite")
+    if invite is None:
+        raise ProtocolError("missing_field", "the join request needs the field 'invite'")
+    if not valid_token(invite):
+        raise ProtocolError("bad_field", "invite must be a string of 20 to 128 URL-safe characters")
+    return JoinRequest(str(invite), _name(data))
+
+
+def parse_token_request(body: object) -> TokenRequest:
+    """Validate ``{"token": ...}`` (record and replay requests)."""
+    data = _object(body, "the request")
+    _no_extra(data, ("token",), "the request")
+    token = data.get("token")
+    if token is None:
+        raise ProtocolError("missing_field", "the request needs the field 'token'")
+    if not valid_token(token):
+        raise ProtocolError("bad_field", "token must be a string of 20 to 128 URL-safe characters")
+    return TokenRequest(str(token))
+
+
+def parse_score_request(body: object) -> ScoreRequest:
+    """Validate the body of ``POST /api/score``.
+
+    Fields: ``cards`` (list of card codes or one string), ``rules`` (preset),
+    ``house_rules`` (TOML), ``round`` (1..120), ``koikoi_self`` (0..20),
+    ``opponent_koikoi`` (boolean).
+    """
+    data = _object(body, "the score request")
+    _no_extra(
+        data,
+        ("cards", "rules", "house_rules", "round", "koikoi_self", "opponent_koikoi"),
+        "the score request",
+    )
+    cards = data.get("cards")
+    if cards is None:
+        raise ProtocolError("missing_field", "the score request needs the field 'cards'")
+    if isinstance(cards, str):
+        if len(cards) > 400:
+            raise ProtocolError("too_large", "cards is too long")
+        words = tuple(cards.replace(",", " ").split())
+    elif isinstance(cards, list) and all(isinstance(c, str) for c in cards) and len(cards) <= 48:
+        words = tuple(cards)
+    else:
+        raise ProtocolError("bad_field", "cards must be a list of at most 48 card codes")
+    for word in words:
+        if not _CARD_WORD_RE.fullmatch(word):
+            raise ProtocolError("bad_field", f"not a card code: {word[:20]!r}")
+    opp = data.get("opponent_koikoi", False)
+    if not isinstance(opp, bool):
+        raise ProtocolError("bad_field", "opponent_koikoi must be true or false")
+    house = _opt_str(data, "house_rules", MAX_HOUSE_RULES_CHARS)
+    return ScoreRequest(
+        rules=_preset(data),
+        house_rules=house if house and house.strip() else None,
+        cards=words,
+        round_number=_opt_int(data, "round", 1, 120) or 1,
+        koikoi_self=_opt_int(data, "koikoi_self", 0, 20) or 0,
+        opponent_koikoi=opp,
+    )

@@ -1,0 +1,106 @@
+"""Game records of the web game and step-through replay frames (no I/O).
+
+A finished game is kept as a :class:`koikoi.record.GameRecord` (JSON, see
+docs/records.md): the same format ``koikoi replay`` reads.
+:func:`replay_frames` replays a record with :func:`koikoi.record.iter_steps`
+(every deck, action and settlement checked) into the frames the replay page
+steps through. Frames show both hands and the stock count: they are only built
+for finished games, where nothing is hidden any more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from koikoi.cards import CODES, format_cards
+from koikoi.engine import Match
+from koikoi.errors import KoiKoiError, RecordError
+from koikoi.record import GameRecord, ReplayStep, iter_steps, record_from_dict
+
+__all__ = [
+    "MAX_REPLAY_ACTIONS",
+    "build_record",
+    "record_of",
+    "replay_frames",
+]
+
+MAX_REPLAY_ACTIONS: Final = 20_000
+
+
+def _names(players: Sequence[dict[str, Any]]) -> list[str]:
+    names = []
+    for i, p in enumerate(players):
+        name = str(p.get("name") or "").strip()
+        names.append(name or f"player {i}")
+    return names
+
+
+def record_of(
+    match: Match, *, game_id: str, mode: str, players: Sequence[dict[str, Any]]
+) -> GameRecord:
+    """The :class:`GameRecord` of a match of the web game."""
+    return GameRecord.from_match(
+        match,
+        players=_names(players),
+        meta={"source": "koikoi serve", "game": game_id, "mode": mode},
+    )
+
+
+def build_record(
+    match: Match, *, game_id: str, mode: str, players: Sequence[dict[str, Any]]
+) -> str:
+    """The record of a match as JSON text (``koikoi.record`` format)."""
+    return record_of(match, game_id=game_id, mode=mode, players=players).to_json()
+
+
+def _frame(step: ReplayStep) -> dict[str, Any]:
+    rnd = step.round
+    action = step.action
+    return {
+        "index": step.index,
+        "kind": step.kind,
+        "actor": action.player if action is not None else None,
+        "action": action.action if action is not None else None,
+        "round": rnd.round_number,
+        "month": rnd.month,
+        "dealer": rnd.dealer,
+        "current": rnd.current,
+        "phase": "over" if step.is_over else rnd.phase.name.lower(),
+        "hands": [format_cards(h).split() for h in rnd.hands],
+        "field": format_cards(rnd.field).split(),
+        "piles": [format_cards(p).split() for p in rnd.piles],
+        "stock_count": len(rnd.stock),
+        "drawn": CODES[rnd.drawn] if rnd.drawn >= 0 else None,
+        "round_scores": list(rnd.scores),
+        "koikoi_calls": list(rnd.koikoi_calls),
+        "match_scores": list(step.match_scores),
+        "events": [e.to_dict() for e in step.events],
+        "over": step.is_over,
+    }
+
+
+def replay_frames(record: GameRecord | dict[str, Any]) -> dict[str, Any]:
+    """Every step of a finished record, replayed and checked, as JSON-ready frames.
+
+    Raises:
+        RecordError: if the record is malformed, unfinished or does not replay.
+    """
+    rec = record if isinstance(record, GameRecord) else record_from_dict(record)
+    if not rec.finished:
+        raise RecordError("only a finished game can be replayed")
+    if len(rec.actions) > MAX_REPLAY_ACTIONS:
+        raise RecordError(f"the record has too many actions (at most {MAX_REPLAY_ACTIONS})")
+    try:
+        frames = [_frame(step) for step in iter_steps(rec)]
+    except KoiKoiError as exc:
+        raise RecordError(str(exc)) from None
+    return {
+        "type": "replay",
+        "rules": rec.rules,
+        "players": list(rec.players),
+        "scores": list(rec.scores),
+        "winner": rec.winner,
+        "settlements": rec.settlements,
+        "frames": frames,
+    }

@@ -1,0 +1,484 @@
+"""Game sessions of the web game: seats, validation, views, AI turns (no I/O).
+
+A :class:`Room` wraps one :class:`~koikoi.engine.Match`. It checks a client's
+``act`` message (turn, sequence number, legality — the engine's checked
+``Match.apply`` has the last word), applies it, and builds the messages each
+seat may see: :func:`~koikoi.views.view_of` for that seat and the events
+:meth:`~koikoi.engine.Event.visible_to` it, each tagged with the deal it
+belongs to. Storage and sockets live elsewhere (``storage``, ``hub``); a Room
+can be rebuilt at any time from its rules, seed and action ids.
+
+>>> from koikoi.rules import get_rules
+>>> room = Room("g1", mode="friend", rules=get_rules("nintendo"), seed=5,
+...             seats=(SeatInfo("human"), SeatInfo("human")), watch_hash="")
+>>> other = 1 - room.match.current
+>>> try:
+...     room.check_act(other, room.match.legal_ids()[0], 0)
+... except ProtocolError as exc:
+...     print(exc.code)
+not_your_turn
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id, describe_action_id
+from koikoi.agents import Agent, make_agent
+from koikoi.agents.base import card_value
+from koikoi.cards import MONTH_MASKS
+from koikoi.engine import Match, Phase
+from koikoi.errors import KoiKoiError, RecordError
+from koikoi.rules import Rules
+from koikoi.server.protocol import ProtocolError
+from koikoi.views import PlayerView, view_of
+
+__all__ = [
+    "FAST_AGENTS",
+    "HintEvaluator",
+    "Room",
+    "SeatInfo",
+    "SimpleEvaluator",
+    "agent_spec",
+    "ai_rng",
+    "hint_evaluator",
+    "new_game_id",
+    "new_token",
+    "token_hash",
+]
+
+TOKEN_BYTES: Final = 32
+"""Seat, invite and watch tokens carry 256 random bits (``secrets.token_urlsafe``)."""
+FAST_AGENTS: Final = frozenset({"random", "greedy"})
+"""Agents cheap enough to run on the event loop; the others run in a worker thread."""
+
+# Agent specs the server builds for each offered strength.
+_AGENT_SPECS: Final[dict[str, str]] = {
+    "random": "random",
+    "greedy": "greedy",
+    "heuristic": "heuristic",
+    "mcts": "mcts:time=1",
+}
+
+
+def new_token() -> str:
+    """A fresh unguessable token (256 bits, URL-safe)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def new_game_id() -> str:
+    """A fresh game id (public: it grants nothing without a token)."""
+    return secrets.token_urlsafe(9)
+
+
+def token_hash(token: str) -> str:
+    """What the server stores and indexes instead of a token (SHA-256, hex)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def ai_rng(seed: int, seq: int) -> random.Random:
+    """The AI's random generator for the action at ``seq`` of the match seeded ``seed``.
+
+    Derived from the secret match seed, so a seeded game (tests) replays exactly.
+    """
+    return random.Random(f"koikoi-ai:{seed}:{seq}")
+
+
+def agent_spec(strength: str) -> str:
+    """The agent spec string for an offered AI strength."""
+    return _AGENT_SPECS[strength]
+
+
+@dataclass(slots=True)
+class SeatInfo:
+    """One seat: a human (with a token once claimed) or an AI."""
+
+    kind: str
+    """``"human"`` or ``"ai"``."""
+    name: str = ""
+    agent: str | None = None
+    """The AI strength (``"random"``, ...), for ``kind == "ai"``."""
+    token_hash: str | None = None
+    invite_hash: str | None = None
+    invite_used: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """What every client may know about the seat."""
+        out: dict[str, Any] = {"kind": self.kind, "name": self.name}
+        if self.agent is not None:
+            out["agent"] = self.agent
+        if self.kind == "human":
+            out["claimed"] = self.token_hash is not None
+        return out
+
+
+class HintEvaluator(Protocol):
+    """Rates the legal actions of a view (the heuristic and search agents' ``evaluate``)."""
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]: ...
+
+
+class SimpleEvaluator:
+    """A fallback hint: the card value an action captures; stop when it pays."""
+
+    name = "simple"
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]:
+        out: dict[int, float] = {}
+        for action_id in view.legal_ids:
+            out[action_id] = self._value(view, action_id)
+        top = max(out.values(), default=0.0) or 1.0
+        return {k: round(v / top, 3) for k, v in out.items()}
+
+    @staticmethod
+    def _value(view: PlayerView, action_id: int) -> float:
+        if action_id == STOP_ID:
+            me = view.player or 0
+            opp_pile = view.piles[1 - me]
+            return 1.0 if view.round_scores[me] >= 7 or opp_pile.bit_count() > 12 else 0.6
+        if action_id == KOIKOI_ID:
+            return 0.8 if view.hand and view.round_scores[view.player or 0] < 7 else 0.4
+        if action_id >= TAKE_BASE:
+            taken = action_id - TAKE_BASE
+            return float(card_value(taken) + card_value(view.drawn if view.drawn >= 0 else 0))
+        action = action_from_id(action_id)
+        card: int = int(getattr(action, "card", 0))
+        target = getattr(action, "target", None)
+        if type(action).__name__ == "Discard":
+            return 0.1
+        if target is not None:
+            return float(card_value(card) + card_value(int(target)))
+        month = view.field & MONTH_MASKS[card // 4]
+        if not month:
+            return max(0.1, 1.0 - card_value(card) / 20)
+        total = card_value(card)
+        m = month
+        while m:
+            low = m & -m
+            total += card_value(low.bit_length() - 1)
+            m ^= low
+        return float(total)
+
+
+def hint_evaluator() -> tuple[str, HintEvaluator]:
+    """The best available hint evaluator and its name.
+
+    The heuristic agent's ``evaluate`` when it has one, else :class:`SimpleEvaluator`.
+    """
+    try:
+        agent = make_agent("heuristic")
+    except KoiKoiError:
+        return "simple", SimpleEvaluator()
+    evaluate = getattr(agent, "evaluate", None)
+    if callable(evaluate):
+        return str(getattr(agent, "name", "heuristic")), agent  # type: ignore[return-value]
+    return "simple", SimpleEvaluator()
+
+
+class Room:
+    """One game: its match, its seats, and the messages each seat may see.
+
+    Args:
+        game_id: the public game id.
+        mode: ``"ai"`` or ``"friend"``.
+        rules: the rule set.
+        seed: the match seed (secret; never sent to clients).
+        seats: the two seats (index = player number).
+        watch_hash: hash of the spectators' token.
+        actions: action ids already played (a restart replays them).
+
+    Raises:
+        RecordError: if stored actions do not replay.
+    """
+
+    def __init__(
+        self,
+        game_id: str,
+        *,
+        mode: str,
+        rules: Rules,
+        seed: int,
+        seats: Sequence[SeatInfo],
+        watch_hash: str,
+        actions: Iterable[int] = (),
+        created_at: float | None = None,
+        agent_factory: Callable[[str], Agent] | None = None,
+    ) -> None:
+        if len(seats) != 2:
+            raise ValueError("a room has exactly two seats")
+        self.id = game_id
+        self.mode = mode
+        self.rules = rules
+        self.seed = seed
+        self.seats = list(seats)
+        self.watch_hash = watch_hash
+        self.created_at = time.time() if created_at is None else created_at
+        self.match = Match(rules, seed=seed)
+        self._tags: list[tuple[int, int]] = []
+        self._deal = -1
+        self._round = 0
+        self._tag_new_events()
+        for i, action_id in enumerate(actions):
+            try:
+                self.match.apply(action_id)
+            except KoiKoiError as exc:
+                raise RecordError(
+                    f"game {game_id}: stored action {i} ({action_id}) does not replay: {exc}"
+                ) from None
+            self._tag_new_events()
+        self._make_agent = agent_factory or (lambda strength: make_agent(agent_spec(strength)))
+        self._agents: dict[int, Agent] = {}
+        self._cache_seq = -1
+        self._cache: dict[str, Any] = {}
+
+    # ---------------------------------------------------------------- facts
+
+    @property
+    def seq(self) -> int:
+        """How many actions have been applied (the next action's sequence number)."""
+        return len(self.match.actions)
+
+    @property
+    def deal(self) -> int:
+        """Index of the current deal (every shuffle counts, redeals included)."""
+        return self._deal
+
+    @property
+    def is_over(self) -> bool:
+        return self.match.is_over
+
+    def seat_of_token_hash(self, digest: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
+                return i
+        return None
+
+    def to_move(self) -> int | None:
+        """The player to act, or None when the match is over."""
+        return None if self.match.is_over else self.match.current
+
+    def ai_to_move(self) -> int | None:
+        """The AI seat to act now, if any."""
+        p = self.to_move()
+        if p is not None and self.seats[p].kind == "ai":
+            return p
+        return None
+
+    def _tag_new_events(self) -> None:
+        events = self.match.events
+        for event in events[len(self._tags) :]:
+            if event.kind == "round_start":
+                self._deal += 1
+                self._round = int(event.data.get("round", self._round + 1))
+            self._tags.append((self._deal, self._round))
+
+    # --------------------------------------------------------------- acting
+
+    def check_act(self, seat: int | None, action_id: int, seq: int) -> None:
+        """Raise :class:`ProtocolError` unless ``seat`` may play ``action_id`` at ``seq``."""
+        if seat is None:
+            raise ProtocolError("spectator", "spectators cannot act")
+        if self.match.is_over:
+            raise ProtocolError("game_over", "the match is over: no action is legal")
+        if seq != self.seq:
+            raise ProtocolError(
+                "stale",
+                f"seq {seq} is not the game's action count {self.seq}: "
+                "the state changed; act on the latest state",
+            )
+        if self.match.current != seat:
+            raise ProtocolError(
+                "not_your_turn", f"it is player {self.match.current}'s turn, not yours"
+            )
+        legal = self.match.legal_ids()
+        if action_id not in legal:
+            raise ProtocolError(
+                "illegal_action",
+                f"{describe_action_id(action_id)!r} is not legal now; legal: "
+                + ", ".join(describe_action_id(i) for i in legal),
+            )
+
+    def apply(self, action_id: int) -> int:
+        """Apply a checked action with the engine's checked ``Match.apply``.
+
+        Returns the index of the first event it produced.
+        """
+        start = len(self.match.events)
+        self.match.apply(action_id)
+        self._tag_new_events()
+        return start
+
+    def agent(self, seat: int) -> Agent:
+        """The AI of ``seat`` (built on first use)."""
+        agent = self._agents.get(seat)
+        if agent is None:
+            strength = self.seats[seat].agent or "random"
+            agent = self._make_agent(strength)
+            self._agents[seat] = agent
+        return agent
+
+    def view(self, seat: int | None, *, history: bool = False) -> PlayerView:
+        """``view_of(match, seat)``: the only game data a seat ever receives."""
+        return view_of(self.match, seat, with_history=history)
+
+    # ------------------------------------------------------------- messages
+
+    def _per_seq(self) -> dict[str, Any]:
+        if self._cache_seq != self.seq:
+            self._cache = {}
+            self._cache_seq = self.seq
+        return self._cache
+
+    def yaku(self) -> list[dict[str, Any]]:
+        """Each player's yaku in the current round (from the public capture piles)."""
+        cache = self._per_seq()
+        found = cache.get("yaku")
+        if found is None:
+            rnd = self.match.round
+            scorer = self.match.scorer
+            found = [
+                scorer.evaluate(rnd.piles[p], rnd.month, rnd.koikoi_calls[p] > 0).to_dict()
+                for p in (0, 1)
+            ]
+            cache["yaku"] = found
+        return list(found)
+
+    def decision(self) -> dict[str, Any] | None:
+        """During a koi-koi decision: what stopping now would score (public facts)."""
+        if self.match.is_over or self.match.round.phase is not Phase.DECIDE:
+            return None
+        cache = self._per_seq()
+        if "decision" not in cache:
+            rnd = self.match.round
+            p = rnd.current
+            calls = rnd.koikoi_calls
+            scorer = self.match.scorer
+            result = scorer.evaluate(rnd.piles[p], rnd.month, calls[p] > 0)
+            settlement = scorer.settle(
+                result,
+                winner=p,
+                reason="stop",
+                own_koikoi=calls[p],
+                opponent_koikoi=calls[1 - p],
+                improved_after_koikoi=calls[p] > 0 and rnd.scores[p] > rnd.called_score[p],
+            )
+            cache["decision"] = {
+                "player": p,
+                "if_stop": settlement.to_dict(),
+                "explain": settlement.explain(),
+            }
+        found: dict[str, Any] = cache["decision"]
+        return found
+
+    def events_for(self, seat: int | None, start: int) -> list[dict[str, Any]]:
+        """The events from index ``start`` that ``seat`` may see, tagged with deal and round."""
+        out: list[dict[str, Any]] = []
+        events = self.match.events
+        for i in range(start, len(events)):
+            event = events[i]
+            if not event.visible_to(seat):
+                continue
+            d = event.to_dict()
+            deal, rnd = self._tags[i]
+            d["deal"] = deal
+            d["round"] = rnd
+            d["index"] = i
+            out.append(d)
+        return out
+
+    def state(
+        self,
+        seat: int | None,
+        start: int,
+        *,
+        ack: int | None = None,
+        full: bool | None = None,
+    ) -> dict[str, Any]:
+        """The ``state`` message for ``seat``: its view and the events since ``start``.
+
+        ``full`` (default: ``start == 0``) tells the client to reset its history.
+        """
+        view = self.view(seat)
+        msg: dict[str, Any] = {
+            "type": "state",
+            "seq": self.seq,
+            "deal": self._deal,
+            "full": start == 0 if full is None else full,
+            "view": view.to_dict(),
+            "events": self.events_for(seat, start),
+            "yaku": self.yaku(),
+            "decision": self.decision(),
+            "over": self.match.is_over,
+            "winner": self.match.winner,
+        }
+        if ack is not None:
+            msg["ack"] = ack
+        return msg
+
+    def welcome(self, seat: int | None) -> dict[str, Any]:
+        """The ``welcome`` message after a successful ``hello``."""
+        return {
+            "type": "welcome",
+            "game": self.id,
+            "seat": seat,
+            "role": "spectator" if seat is None else "player",
+            "mode": self.mode,
+            "rules": self.rules.to_dict(),
+            "players": [s.public() for s in self.seats],
+            "created": int(self.created_at),
+        }
+
+    def hint_view(self, seat: int) -> PlayerView:
+        """The view a hint rates (the seat's own): raises unless it is the seat's turn."""
+        if self.match.is_over or self.match.current != seat:
+            raise ProtocolError("hint_unavailable", "a hint is only given on your turn")
+        view = self.view(seat, history=True)
+        if not view.legal_ids:
+            raise ProtocolError("hint_unavailable", "no legal action to rate")
+        return view
+
+    def hint_scores(self, view: PlayerView, evaluator: HintEvaluator, seq: int) -> dict[int, float]:
+        """The evaluator's ratings of ``view`` at ``seq`` (reads only the view: thread-safe)."""
+        return evaluator.evaluate(view, ai_rng(self.seed ^ 0x5EED, seq))
+
+    def hint_message(
+        self, seq: int, view: PlayerView, scores: dict[int, float], source: str
+    ) -> dict[str, Any]:
+        """The ``hint`` message for ratings of ``view`` made at ``seq``."""
+        rated = sorted(
+            ((round(float(scores.get(i, 0.0)), 3), i) for i in view.legal_ids),
+            key=lambda pair: -pair[0],
+        )
+        options = [{"id": i, "action": describe_action_id(i), "score": s} for s, i in rated]
+        return {
+            "type": "hint",
+            "seq": seq,
+            "deal": self._deal,
+            "source": source,
+            "best": rated[0][1],
+            "options": options,
+        }
+
+    def hint(self, seat: int, evaluator: HintEvaluator, source: str) -> dict[str, Any]:
+        """The ``hint`` message: the evaluator's ratings of the seat's legal actions."""
+        view = self.hint_view(seat)
+        return self.hint_message(
+            self.seq, view, self.hint_scores(view, evaluator, self.seq), source
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """Public facts for logs and the health page."""
+        return {
+            "game": self.id,
+            "mode": self.mode,
+            "rules": self.rules.name,
+            "seq": self.seq,
+            "round": self.match.round_number,
+            "over": self.match.is_over,
+        }

@@ -1,0 +1,1039 @@
+/* The Koi-Koi web game: home page, game table, dialogs. Plain JavaScript.
+
+   The server is authoritative: this page sends intentions ({"type": "act", "action": id,
+   "seq": n}) and draws the state the server sends for this seat (docs/protocol.md). */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const el = KK.el;
+  const STEP_MS = KK.reduceMotion ? 0 : 330;
+
+  const G = {
+    ws: null,
+    token: null,
+    game: null,
+    seat: null,
+    role: null,
+    welcome: null,
+    state: null, // last state message
+    board: null, // what is drawn (may run ahead of or behind `state` during animations)
+    events: [],
+    queue: [],
+    running: false,
+    selected: null,
+    pending: false,
+    hint: null,
+    presence: null,
+    retries: 0,
+    active: false,
+    overShown: false,
+    decisionShownFor: -1,
+    reconnectTimer: null,
+  };
+  window.KOIKOI = G; // for debugging in the console
+
+  // ------------------------------------------------------------------ routing
+
+  async function main() {
+    await KK.loadConfig();
+    setupHome();
+    setupGameUi();
+    window.addEventListener("hashchange", route);
+    route();
+  }
+
+  function show(section) {
+    for (const id of ["home", "game", "message"]) $(id).hidden = id !== section;
+  }
+
+  function route() {
+    const p = KK.hashParams();
+    if (p.join) return void joinInvite(p.join);
+    if (p.watch) return void openGame({ token: p.watch, game: null });
+    if (p.game) {
+      const saved = KK.games()[p.game];
+      if (!saved || !saved.token) {
+        return showMessage("This browser holds no seat for that game. Ask a player for a watch link to spectate.");
+      }
+      return void openGame({ token: saved.token, game: p.game });
+    }
+    disconnect();
+    showHome();
+  }
+
+  function showMessage(text) {
+    disconnect();
+    $("message-text").textContent = text;
+    show("message");
+  }
+
+  // --------------------------------------------------------------------- home
+
+  function setupHome() {
+    const cfg = KK.config;
+    const agentNames = {
+      random: "Random (beginner)",
+      greedy: "Greedy (easy)",
+      heuristic: "Heuristic (strong)",
+      mcts: "Monte Carlo search (strongest, slower)",
+    };
+    for (const a of cfg.agents) {
+      $("agent").append(el("option", { value: a, text: agentNames[a] || a, selected: a === cfg.default_agent }));
+    }
+    for (const p of cfg.presets) {
+      $("rules").append(el("option", { value: p.name, text: `${p.name} (${p.rounds} rounds)` }));
+    }
+    const describe = () => {
+      const p = cfg.presets.find((x) => x.name === $("rules").value);
+      $("rules-desc").textContent = p ? p.description : "";
+    };
+    $("rules").addEventListener("change", describe);
+    describe();
+    $("house-details").addEventListener("toggle", () => {
+      if ($("house-details").open && !$("house-rules").value.trim()) {
+        $("house-rules").value = `extends = "${$("rules").value}"\n\n[game]\nrounds = 12\n`;
+      }
+    });
+    for (const radio of document.querySelectorAll('input[name="mode"]')) {
+      radio.addEventListener("change", () => {
+        $("agent-row").hidden = modeValue() !== "ai";
+      });
+    }
+    $("new-game").addEventListener("submit", (e) => {
+      e.preventDefault();
+      void createGame();
+    });
+  }
+
+  function modeValue() {
+    const checked = document.querySelector('input[name="mode"]:checked');
+    return checked ? checked.value : "ai";
+  }
+
+  async function createGame() {
+    $("new-error").textContent = "";
+    const body = { mode: modeValue(), rules: $("rules").value };
+    if (body.mode === "ai") body.agent = $("agent").value;
+    const rounds = $("rounds").value.trim();
+    if (rounds) body.rounds = Number(rounds);
+    const name = $("player-name").value.trim();
+    if (name) body.name = name;
+    const house = $("house-rules").value;
+    if ($("house-details").open && house.trim()) body.house_rules = house;
+    const seed = KK.hashParams().seed;
+    if (seed && KK.config.allow_seed) body.seed = Number(seed);
+    $("start").disabled = true;
+    try {
+      const res = await KK.post("/api/games", body);
+      KK.saveGame(res.game, {
+        token: res.token,
+        seat: res.seat,
+        mode: res.mode,
+        rules: res.rules,
+        agent: body.agent || null,
+        watch: res.watch,
+        invite: res.invite || null,
+        created: Date.now(),
+      });
+      location.hash = `game=${res.game}`;
+    } catch (err) {
+      $("new-error").textContent = err.message;
+    } finally {
+      $("start").disabled = false;
+    }
+  }
+
+  function showHome() {
+    show("home");
+    const list = $("games-list");
+    list.replaceChildren();
+    const entries = Object.entries(KK.games()).sort((a, b) => (b[1].created || 0) - (a[1].created || 0));
+    if (!entries.length) list.append(el("li", { class: "hint-text", text: "No games yet." }));
+    for (const [id, g] of entries.slice(0, 30)) {
+      const when = g.created ? new Date(g.created).toLocaleString() : "";
+      const what = g.mode === "ai" ? `vs AI (${g.agent || "?"})` : "vs a friend";
+      list.append(
+        el("li", {},
+          el("a", { href: `/#game=${encodeURIComponent(id)}`, text: `${what}, ${g.rules || ""}` }),
+          el("span", { class: "hint-text", text: when }),
+          g.over ? el("a", { href: `/replay#game=${encodeURIComponent(id)}`, text: "replay" }) : null,
+          el("button", {
+            type: "button",
+            text: "Forget",
+            "aria-label": `Forget game ${id}`,
+            onclick: () => { KK.forgetGame(id); showHome(); },
+          })));
+    }
+  }
+
+  async function joinInvite(invite) {
+    // Drop the invite from the address bar and history: it works once.
+    history.replaceState(null, "", "/#");
+    try {
+      const res = await KK.post("/api/join", { invite });
+      KK.saveGame(res.game, { token: res.token, seat: res.seat, mode: "friend", created: Date.now() });
+      location.hash = `game=${res.game}`;
+    } catch (err) {
+      showMessage(err.code === "invite_used"
+        ? "This invite link was already used: both seats of that game are taken."
+        : `Cannot join: ${err.message}`);
+    }
+  }
+
+  // ---------------------------------------------------------------- connection
+
+  function openGame({ token, game }) {
+    disconnect();
+    Object.assign(G, {
+      token, game, seat: null, role: null, welcome: null, state: null, board: null, events: [],
+      queue: [], selected: null, pending: false, hint: null, presence: null, retries: 0,
+      active: true, overShown: false, decisionShownFor: -1,
+    });
+    for (const d of document.querySelectorAll("dialog[open]")) d.close();
+    show("game");
+    clearBoard();
+    setStatus("Connecting…");
+    connect();
+  }
+
+  function clearBoard() {
+    for (const id of ["top-hand", "top-pile", "field", "drawn", "bottom-pile", "bottom-hand", "choice-bar", "log", "top-info", "bottom-info", "round-info", "scoreline", "stock-card"]) {
+      $(id).replaceChildren();
+    }
+    $("hint-box").hidden = true;
+    $("invite-box").hidden = true;
+    $("watch-box").hidden = true;
+  }
+
+  function connect() {
+    if (!G.active) return;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const ws = new WebSocket(scheme + location.host + "/ws");
+    G.ws = ws;
+    ws.addEventListener("open", () => {
+      G.retries = 0;
+      ws.send(JSON.stringify({ type: "hello", token: G.token }));
+    });
+    ws.addEventListener("message", (e) => {
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch (err) {
+        return;
+      }
+      onMessage(msg);
+    });
+    ws.addEventListener("close", () => {
+      if (G.ws !== ws || !G.active) return;
+      G.ws = null;
+      const delay = Math.min(10000, 500 * 2 ** G.retries);
+      G.retries += 1;
+      setStatus("Connection lost; reconnecting…");
+      G.reconnectTimer = setTimeout(connect, delay);
+    });
+  }
+
+  function disconnect() {
+    G.active = false;
+    clearTimeout(G.reconnectTimer);
+    if (G.ws) {
+      const ws = G.ws;
+      G.ws = null;
+      ws.close();
+    }
+  }
+
+  function send(msg) {
+    if (G.ws && G.ws.readyState === WebSocket.OPEN) {
+      G.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    KK.toast("Not connected; reconnecting…");
+    return false;
+  }
+
+  function act(id) {
+    if (G.pending || !G.state) return;
+    if (send({ type: "act", action: id, seq: G.state.seq })) {
+      G.pending = true;
+      G.selected = null;
+      clearHint();
+      renderInteractive();
+      setStatus("…");
+    }
+  }
+
+  function onMessage(msg) {
+    switch (msg.type) {
+      case "welcome":
+        G.welcome = msg;
+        G.seat = msg.seat;
+        G.role = msg.role;
+        G.game = msg.game;
+        // A fresh full state follows: drop anything queued from an older connection.
+        G.queue = [];
+        G.board = null;
+        setupSide();
+        break;
+      case "state":
+        G.queue.push(msg);
+        void pump();
+        break;
+      case "presence":
+        G.presence = msg;
+        renderInfo();
+        break;
+      case "players":
+        if (G.welcome) G.welcome.players = msg.players;
+        setupSide();
+        renderInfo();
+        break;
+      case "hint":
+        showHint(msg);
+        break;
+      case "error":
+        onError(msg);
+        break;
+      default:
+        break;
+    }
+  }
+
+  function onError(msg) {
+    if (msg.code === "unknown_token") {
+      showMessage("This game link is not valid.");
+      return;
+    }
+    G.pending = false;
+    KK.toast(msg.message);
+    if (G.state && !G.running) renderInteractive();
+  }
+
+  // ------------------------------------------------------------------- names
+
+  function bottomSeat() {
+    return G.seat === null || G.seat === undefined ? 0 : G.seat;
+  }
+
+  function nameOf(p) {
+    if (p === null || p === undefined) return "Nobody";
+    if (G.role === "player" && p === G.seat) return "You";
+    const info = G.welcome && G.welcome.players[p];
+    if (info && info.name) return info.name;
+    if (info && info.kind === "ai") return `AI (${info.agent})`;
+    if (G.role === "player") return "Opponent";
+    return `Player ${p}`;
+  }
+
+  function names() {
+    return [nameOf(0), nameOf(1)];
+  }
+
+  // ---------------------------------------------------------------- the queue
+
+  async function pump() {
+    if (G.running) return;
+    G.running = true;
+    try {
+      while (G.queue.length) {
+        const msg = G.queue.shift();
+        await applyState(msg);
+      }
+    } finally {
+      G.running = false;
+    }
+  }
+
+  function boardFromView(v) {
+    return {
+      round: v.round,
+      month: v.month,
+      dealer: v.dealer,
+      current: v.current,
+      phase: v.phase,
+      hand: v.hand.slice(),
+      field: v.field.slice(),
+      piles: [v.piles[0].slice(), v.piles[1].slice()],
+      handCounts: v.hand_counts.slice(),
+      stock: v.stock_count,
+      drawn: v.drawn,
+      roundScores: v.round_scores.slice(),
+      calls: v.koikoi_calls.slice(),
+      matchScores: v.match_scores.slice(),
+    };
+  }
+
+  function cloneBoard(b) {
+    return JSON.parse(JSON.stringify(b));
+  }
+
+  function order(codes) {
+    return codes.sort((a, b) => KK.card(a).index - KK.card(b).index);
+  }
+
+  function remove(list, codes) {
+    for (const c of codes) {
+      const i = list.indexOf(c);
+      if (i >= 0) list.splice(i, 1);
+    }
+  }
+
+  // The board after one public event (for animating a step before the next state).
+  function applyEvent(b, ev) {
+    const p = ev.player;
+    const cards = ev.cards || [];
+    if (ev.type === "play") {
+      remove(b.hand, [ev.card]);
+      b.handCounts[p] = Math.max(0, b.handCounts[p] - 1);
+      if (cards.length) {
+        remove(b.field, cards);
+        b.piles[p] = order(b.piles[p].concat(cards));
+      } else {
+        b.field = order(b.field.concat([ev.card]));
+      }
+    } else if (ev.type === "draw") {
+      b.stock = Math.max(0, b.stock - 1);
+      if (cards.length) {
+        remove(b.field, cards);
+        b.piles[p] = order(b.piles[p].concat(cards));
+      } else if (ev.choice) {
+        b.drawn = ev.card;
+      } else {
+        b.field = order(b.field.concat([ev.card]));
+      }
+    } else if (ev.type === "take") {
+      b.drawn = null;
+      remove(b.field, cards);
+      b.piles[p] = order(b.piles[p].concat(cards));
+    }
+  }
+
+  function originsFor(ev) {
+    const out = {};
+    if (ev.type === "draw" || ev.type === "take") out[ev.card] = "@stock";
+    if (ev.type === "play") out[ev.card] = ev.player === bottomSeat() ? "@bottom" : "@top";
+    return out;
+  }
+
+  async function applyState(msg) {
+    clearHint();
+    if (msg.full || !G.board) {
+      G.events = msg.events.slice();
+      G.state = msg;
+      G.board = boardFromView(msg.view);
+      G.pending = false;
+      G.selected = null;
+      renderBoard(G.board, { animate: false });
+      renderLog(true);
+      renderInteractive();
+      afterState(msg, true);
+      return;
+    }
+    let board = cloneBoard(G.board);
+    for (const ev of msg.events) {
+      G.events.push(ev);
+      appendLog(ev);
+      if (ev.type === "play" || ev.type === "draw" || ev.type === "take") {
+        if (ev.round !== board.round) continue;
+        applyEvent(board, ev);
+        G.board = board;
+        renderBoard(board, { animate: true, origins: originsFor(ev), interactive: false });
+        board = cloneBoard(board);
+        if (STEP_MS) await KK.sleep(STEP_MS);
+      } else if (ev.type === "koikoi" && ev.player !== G.seat) {
+        KK.toast(`${nameOf(ev.player)} called koi-koi! こいこい`);
+        setStatus(`${nameOf(ev.player)} called koi-koi.`);
+      } else if (ev.type === "instant") {
+        KK.toast(`${nameOf(ev.player)} holds an instant hand (${KK.yakuName(ev.yaku).en})`);
+      } else if (ev.type === "round_over") {
+        await roundDialog(ev);
+      }
+    }
+    const newRound = msg.view.round !== G.board.round;
+    G.state = msg;
+    G.board = boardFromView(msg.view);
+    G.pending = false;
+    G.selected = null;
+    renderBoard(G.board, { animate: !newRound });
+    renderInteractive();
+    afterState(msg, false);
+  }
+
+  function afterState(msg, fresh) {
+    const v = msg.view;
+    if (msg.over) {
+      const saved = G.game && KK.games()[G.game];
+      if (saved) KK.saveGame(G.game, { over: true });
+      if (!G.overShown) {
+        G.overShown = true;
+        overDialog(msg);
+      }
+      return;
+    }
+    if (v.phase === "decide" && G.role === "player" && v.current === G.seat && v.legal.length) {
+      if (G.decisionShownFor !== msg.seq) {
+        G.decisionShownFor = msg.seq;
+        koikoiDialog(msg);
+      }
+    }
+    if (fresh) setupSide();
+  }
+
+  // ---------------------------------------------------------------- rendering
+
+  function snapshot() {
+    const rects = new Map();
+    for (const node of $("board").querySelectorAll(".card[data-code]")) {
+      rects.set(node.dataset.code, node.getBoundingClientRect());
+    }
+    rects.set("@stock", $("stock-card").getBoundingClientRect());
+    rects.set("@top", $("top-hand").getBoundingClientRect());
+    rects.set("@bottom", $("bottom-hand").getBoundingClientRect());
+    return rects;
+  }
+
+  function flip(before, origins) {
+    const moved = [];
+    for (const node of $("board").querySelectorAll(".card[data-code]")) {
+      const code = node.dataset.code;
+      let r0 = before.get(code);
+      if (!r0 && origins && origins[code]) r0 = before.get(origins[code]);
+      if (!r0) continue;
+      const r1 = node.getBoundingClientRect();
+      const dx = r0.left - r1.left;
+      const dy = r0.top - r1.top;
+      if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      node.classList.add("no-anim");
+      node.style.transform = `translate(${dx}px, ${dy}px)`;
+      moved.push(node);
+    }
+    if (!moved.length) return;
+    void document.body.offsetWidth; // apply the start positions, then let the transition run
+    for (const node of moved) {
+      node.classList.remove("no-anim");
+      node.style.transform = "";
+    }
+  }
+
+  function pileEl(codes, who) {
+    const box = document.createDocumentFragment();
+    for (const [kind, list] of KK.groupByKind(codes)) {
+      if (!list.length) continue;
+      const group = el("div", { class: "pile-group", role: "group", "aria-label": `${who}: ${KK.KIND_LABEL[kind]}, ${list.length}` });
+      for (const c of list) group.append(KK.cardEl(c));
+      group.append(el("span", { class: "count", "aria-hidden": "true", text: String(list.length) }));
+      box.append(group);
+    }
+    return box;
+  }
+
+  function renderBoard(b, opts = {}) {
+    const before = opts.animate && !KK.reduceMotion ? snapshot() : null;
+    const me = bottomSeat();
+    const opp = 1 - me;
+    const spectator = G.role !== "player";
+
+    const top = $("top-hand");
+    top.replaceChildren();
+    for (let i = 0; i < b.handCounts[opp]; i++) top.append(KK.backEl());
+    top.setAttribute("aria-label", `${nameOf(opp)}: ${b.handCounts[opp]} cards in hand`);
+
+    const bottom = $("bottom-hand");
+    bottom.replaceChildren();
+    if (spectator) {
+      for (let i = 0; i < b.handCounts[me]; i++) bottom.append(KK.backEl());
+      bottom.setAttribute("aria-label", `${nameOf(me)}: ${b.handCounts[me]} cards in hand`);
+    } else {
+      b.hand.forEach((c, i) => bottom.append(KK.cardEl(c, { button: true, label: `${i + 1}: ${KK.card(c).label}` })));
+      bottom.setAttribute("aria-label", "Your hand");
+    }
+
+    const field = $("field");
+    field.replaceChildren();
+    for (const c of b.field) field.append(KK.cardEl(c, { button: true }));
+    field.setAttribute("aria-label", `Field: ${b.field.length} cards`);
+
+    $("stock-card").replaceChildren(b.stock > 0 ? KK.backEl() : el("span", { text: "—" }));
+    $("stock-count").textContent = `Stock: ${b.stock}`;
+    $("drawn").replaceChildren(b.drawn ? KK.cardEl(b.drawn, { extra: "drawn-card", label: `Drawn: ${KK.card(b.drawn).label}` }) : "");
+
+    $("top-pile").replaceChildren(pileEl(b.piles[opp], nameOf(opp)));
+    $("top-pile").setAttribute("aria-label", `${nameOf(opp)}: ${b.piles[opp].length} captured cards`);
+    $("bottom-pile").replaceChildren(pileEl(b.piles[me], nameOf(me)));
+    $("bottom-pile").setAttribute("aria-label", `${nameOf(me)}: ${b.piles[me].length} captured cards`);
+
+    for (const node of $("board").querySelectorAll("button.card")) {
+      node.setAttribute("aria-disabled", "true");
+      node.tabIndex = node.closest("#bottom-hand") ? 0 : -1;
+    }
+    renderInfo();
+    if (before) flip(before, opts.origins);
+  }
+
+  function renderInfo() {
+    const b = G.board;
+    if (!b) return;
+    const me = bottomSeat();
+    const opp = 1 - me;
+    const yaku = (G.state && G.state.yaku) || [null, null];
+    for (const [slot, p] of [["top", opp], ["bottom", me]]) {
+      const info = $(`${slot}-info`);
+      const connected = G.presence ? G.presence.connected[p] : true;
+      const seatInfo = G.welcome && G.welcome.players[p];
+      info.replaceChildren(...KK.kids(
+        el("span", { class: "name", id: `${slot}-name`, text: nameOf(p) }),
+        b.dealer === p ? el("span", { class: "badge dealer", title: "dealer", text: "Dealer 親" }) : null,
+        b.current === p && !(G.state && G.state.over) ? el("span", { class: "badge turn", text: "to play" }) : null,
+        b.calls[p] ? el("span", { class: "badge koikoi", text: `koi-koi ×${b.calls[p]}` }) : null,
+        el("span", { text: `yaku: ${b.roundScores[p]}` }),
+        yaku[p] && yaku[p].yaku.length ? el("span", { class: "hint-text", text: yaku[p].yaku.map((y) => KK.yakuName(y.name).en).join(", ") }) : null,
+        el("span", { text: `score: ${b.matchScores[p]}` }),
+        seatInfo && seatInfo.kind === "human" && !connected ? el("span", { class: "badge offline", text: seatInfo.claimed ? "offline" : "not joined yet" }) : null,
+      ));
+    }
+    const rules = G.welcome ? G.welcome.rules : null;
+    const month = KK.config.cards[(b.month - 1) * 4];
+    $("round-info").replaceChildren(...KK.kids(
+      el("div", { text: `Round ${b.round}${rules ? ` of ${rules.game.rounds}` : ""}` }),
+      el("div", { class: "hint-text", text: `Month ${b.month}: ${month.month_en} · ${month.month_ja}` }),
+      rules ? el("div", { class: "hint-text", text: `Rules: ${rules.name}` }) : null,
+    ));
+    $("scoreline").replaceChildren(
+      el("span", {}, `${nameOf(0)}: `, el("strong", { id: "score-0", text: String(b.matchScores[0]) })),
+      el("span", {}, `${nameOf(1)}: `, el("strong", { id: "score-1", text: String(b.matchScores[1]) })),
+    );
+  }
+
+  // ------------------------------------------------------------- interaction
+
+  function myTurn() {
+    const s = G.state;
+    return !!(s && G.role === "player" && !s.over && s.view.current === G.seat && s.view.legal.length && !G.pending);
+  }
+
+  function legalOptions() {
+    const byCard = new Map();
+    const takes = [];
+    for (const l of G.state.view.legal) {
+      const a = KK.parseAction(l.action);
+      if (a.verb === "play" || a.verb === "discard") {
+        if (!byCard.has(a.card)) byCard.set(a.card, []);
+        byCard.get(a.card).push({ id: l.id, verb: a.verb, target: a.target });
+      } else if (a.verb === "take") {
+        takes.push({ id: l.id, target: a.card });
+      }
+    }
+    return { byCard, takes };
+  }
+
+  function renderInteractive() {
+    const bar = $("choice-bar");
+    bar.replaceChildren();
+    for (const node of $("board").querySelectorAll("button.card")) {
+      node.classList.remove("playable", "target", "selected", "dim", "hinted", "match-hint");
+      node.setAttribute("aria-disabled", "true");
+      node.onclick = null;
+      node.tabIndex = node.closest("#bottom-hand") ? 0 : -1;
+    }
+    const s = G.state;
+    if (!s) return;
+    const v = s.view;
+    if (s.over) {
+      setStatus(matchOverText(s));
+      return;
+    }
+    if (!myTurn()) {
+      if (G.role !== "player") setStatus(`${nameOf(v.current)} to play.`);
+      else if (G.pending) setStatus("Sending…");
+      else setStatus(`Waiting for ${nameOf(v.current)}…`);
+      return;
+    }
+    const { byCard, takes } = legalOptions();
+    if (v.phase === "play") {
+      for (const node of $("bottom-hand").querySelectorAll("button.card")) {
+        const code = node.dataset.code;
+        const opts = byCard.get(code);
+        if (!opts) {
+          node.classList.add("dim");
+          continue;
+        }
+        node.classList.add("playable");
+        node.setAttribute("aria-disabled", "false");
+        node.onclick = () => chooseHandCard(code);
+        if (G.selected === code) node.classList.add("selected");
+      }
+      if (G.selected) {
+        const opts = byCard.get(G.selected) || [];
+        const info = KK.card(G.selected);
+        const targets = opts.filter((o) => o.target);
+        for (const o of targets) markTarget(o.target, o.id);
+        bar.append(el("span", { text: targets.length ? `Choose the card your ${info.name_en} captures:` : `${info.name_en}:` }));
+        for (const o of opts) {
+          const text = o.verb === "discard" ? "Lay it on the field without capturing"
+            : o.target ? `Capture ${KK.cardName(o.target)}` : "Capture";
+          bar.append(el("button", { type: "button", text, onclick: () => act(o.id) }));
+        }
+        bar.append(el("button", { type: "button", text: "Cancel (Esc)", onclick: () => { G.selected = null; renderInteractive(); } }));
+        setStatus(`Choose what your ${info.name_en} does.`);
+      } else {
+        setStatus("Your turn: play a card from your hand (highlighted cards can be played).");
+      }
+    } else if (v.phase === "take") {
+      const drawn = KK.card(v.drawn);
+      bar.append(el("span", { text: `You drew ${drawn.name_en}: choose the card it captures:` }));
+      for (const o of takes) {
+        markTarget(o.target, o.id);
+        bar.append(el("button", { type: "button", text: `Capture ${KK.cardName(o.target)}`, onclick: () => act(o.id) }));
+      }
+      setStatus(`You drew ${drawn.name_en}, which matches two field cards: choose one.`);
+    } else if (v.phase === "decide") {
+      bar.append(el("button", { type: "button", text: "Koi-koi or stop?", onclick: () => koikoiDialog(s) }));
+      setStatus("You made a yaku: koi-koi or stop?");
+    }
+  }
+
+  function markTarget(code, id) {
+    const node = $("field").querySelector(`button.card[data-code="${CSS.escape(code)}"]`);
+    if (!node) return;
+    node.classList.add("target");
+    node.setAttribute("aria-disabled", "false");
+    node.tabIndex = 0;
+    node.setAttribute("aria-label", `Capture: ${KK.card(code).label}`);
+    node.onclick = () => act(id);
+  }
+
+  function chooseHandCard(code) {
+    if (!myTurn()) return;
+    const opts = legalOptions().byCard.get(code);
+    if (!opts) return;
+    if (opts.length === 1 && opts[0].verb === "play" && !opts[0].target) {
+      act(opts[0].id);
+      return;
+    }
+    G.selected = code;
+    renderInteractive();
+    const first = $("field").querySelector("button.card.target") || $("choice-bar").querySelector("button");
+    if (first) first.focus();
+  }
+
+  function setStatus(text) {
+    $("status").replaceChildren(el("p", { text }));
+  }
+
+  // --------------------------------------------------------------------- hints
+
+  function requestHint() {
+    if (!myTurn()) {
+      KK.toast("A hint is given on your turn.");
+      return;
+    }
+    send({ type: "hint" });
+    $("hint-box").hidden = false;
+    $("hint-box").replaceChildren(el("p", { text: "Thinking…" }));
+  }
+
+  function showHint(msg) {
+    if (!G.state || msg.seq !== G.state.seq) return;
+    G.hint = msg;
+    const box = $("hint-box");
+    box.hidden = false;
+    const list = el("ol", {});
+    for (const o of msg.options.slice(0, 4)) {
+      list.append(el("li", { text: `${describeAction(o.action)} (${o.score})` }));
+    }
+    box.replaceChildren(el("strong", { text: `Hint (${msg.source}):` }), list);
+    const best = msg.options[0];
+    const a = KK.parseAction(best.action);
+    const code = a.verb === "take" ? a.card : a.card;
+    const zone = a.verb === "take" ? "field" : "bottom-hand";
+    const node = code && $(zone).querySelector(`[data-code="${CSS.escape(code)}"]`);
+    if (node) node.classList.add("hinted");
+    if (a.target) {
+      const t = $("field").querySelector(`[data-code="${CSS.escape(a.target)}"]`);
+      if (t) t.classList.add("hinted");
+    }
+  }
+
+  function clearHint() {
+    G.hint = null;
+    $("hint-box").hidden = true;
+    for (const node of document.querySelectorAll(".card.hinted")) node.classList.remove("hinted");
+  }
+
+  function describeAction(text) {
+    const a = KK.parseAction(text);
+    if (a.verb === "play") return a.target ? `Play ${KK.cardName(a.card)} onto ${KK.cardName(a.target)}` : `Play ${KK.cardName(a.card)}`;
+    if (a.verb === "discard") return `Lay ${KK.cardName(a.card)} without capturing`;
+    if (a.verb === "take") return `Capture ${KK.cardName(a.card)}`;
+    if (a.verb === "koikoi") return "Koi-koi";
+    if (a.verb === "stop") return "Stop";
+    return text;
+  }
+
+  // ------------------------------------------------------------------- dialogs
+
+  function openDialog(dialog) {
+    if (!dialog.open) dialog.showModal();
+  }
+
+  function koikoiDialog(msg) {
+    const dialog = $("koikoi-dialog");
+    const d = msg.decision;
+    const body = $("koikoi-body");
+    body.replaceChildren();
+    if (d) {
+      body.append(el("p", { text: `Stopping now scores ${d.if_stop.points} points:` }));
+      body.append(KK.settlementView(d.if_stop, names()));
+    }
+    const rules = G.welcome && G.welcome.rules;
+    if (rules) {
+      const bonus = {
+        opponent_x2: "If you call koi-koi and your opponent then scores, their points are doubled; if you improve, you may stop later with more.",
+        challenge_x2: "Koi-koi then improving doubles your points; if your opponent scores instead, their points are doubled.",
+        ladder: "Each koi-koi call adds to your points when you finally stop (×(n−2) from the fourth call).",
+        none: "No multiplier for koi-koi; if your opponent scores first you lose this round's points.",
+      }[rules.koikoi.bonus];
+      if (bonus) body.append(el("p", { class: "hint-text", text: bonus }));
+    }
+    const calls = msg.view.koikoi_calls;
+    body.append(el("p", { text: `Koi-koi calls this round: you ${calls[G.seat]}, ${nameOf(1 - G.seat)} ${calls[1 - G.seat]}. Cards left in your hand: ${msg.view.hand.length}.` }));
+    const ids = new Map(msg.view.legal.map((l) => [l.action, l.id]));
+    $("koikoi-btn").disabled = !ids.has("koikoi");
+    $("koikoi-btn").onclick = () => { dialog.close(); act(ids.get("koikoi")); };
+    $("stop-btn").onclick = () => { dialog.close(); act(ids.get("stop")); };
+    openDialog(dialog);
+    $("stop-btn").focus();
+  }
+
+  const REASONS = {
+    stop: "stopped (shōbu 勝負)",
+    exhausted: "the hands ran out",
+    exhausted_highest: "the hands ran out: the higher yaku scores",
+    exhausted_last_yaku: "the hands ran out: the last yaku scores",
+    dealer_point: "the hands ran out: the dealer's point",
+    oya_ken: "the hands ran out: the dealer's privilege (oya-ken 親権)",
+    instant: "an instant hand",
+  };
+
+  function roundDialog(ev) {
+    return new Promise((resolve) => {
+      const dialog = $("round-dialog");
+      const won = ev.winner !== null && ev.winner !== undefined;
+      $("round-title").textContent = won
+        ? `Round ${ev.round}: ${nameOf(ev.winner)} ${nameOf(ev.winner) === "You" ? "win" : "wins"} ${ev.points} points`
+        : `Round ${ev.round}: nobody scores`;
+      const body = $("round-body");
+      body.replaceChildren(
+        el("p", { text: `Why: ${REASONS[ev.reason] || ev.reason}.` }),
+        KK.settlementView(ev, names()),
+      );
+      if (ev.deltas) {
+        body.append(el("p", { text: `Score changes: ${nameOf(0)} ${signed(ev.deltas[0])}, ${nameOf(1)} ${signed(ev.deltas[1])}.` }));
+      }
+      const done = () => {
+        dialog.removeEventListener("close", done);
+        resolve();
+      };
+      dialog.addEventListener("close", done);
+      $("round-continue").onclick = () => dialog.close();
+      openDialog(dialog);
+      $("round-continue").focus();
+    });
+  }
+
+  function signed(n) {
+    return n > 0 ? `+${n}` : String(n);
+  }
+
+  function matchOverText(s) {
+    const sc = s.view.match_scores;
+    if (s.winner === null || s.winner === undefined) return `Match over: a draw, ${sc[0]}–${sc[1]}.`;
+    return `Match over: ${nameOf(s.winner)} ${nameOf(s.winner) === "You" ? "win" : "wins"}, ${sc[0]}–${sc[1]}.`;
+  }
+
+  function overDialog(msg) {
+    const dialog = $("over-dialog");
+    $("over-title").textContent = matchOverText(msg);
+    $("over-body").replaceChildren(historyTable());
+    $("replay-link").href = `/replay#game=${encodeURIComponent(G.game || "")}`;
+    $("replay-link").hidden = G.role !== "player";
+    $("download-btn").onclick = () => void downloadRecord();
+    $("over-close").onclick = () => dialog.close();
+    openDialog(dialog);
+  }
+
+  async function downloadRecord() {
+    try {
+      const r = await fetch(`/api/games/${encodeURIComponent(G.game)}/record`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token: G.token }),
+      });
+      if (!r.ok) throw new Error((await r.json()).message);
+      const blob = new Blob([await r.text()], { type: "application/json" });
+      const url = URL.createObjectURL(blob);
+      const a = el("a", { href: url, download: `koikoi-${G.game}.json` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 5000);
+    } catch (err) {
+      KK.toast(`Cannot download: ${err.message}`);
+    }
+  }
+
+  function historyTable() {
+    const rounds = G.events.filter((e) => e.type === "round_over");
+    if (!rounds.length) return el("p", { text: "No round finished yet." });
+    const table = el("table", { class: "history-table" });
+    table.append(el("tr", {},
+      el("th", { text: "Round" }), el("th", { text: "Result" }), el("th", { text: "Yaku" }),
+      el("th", { text: nameOf(0) }), el("th", { text: nameOf(1) })));
+    const totals = [0, 0];
+    const start = G.welcome ? G.welcome.rules.game.start_points : 0;
+    for (const ev of rounds) {
+      totals[0] += ev.deltas[0];
+      totals[1] += ev.deltas[1];
+      const result = ev.winner === null || ev.winner === undefined ? "nobody scores" : `${nameOf(ev.winner)}: ${ev.points}`;
+      const yaku = (ev.yaku || []).map((y) => `${KK.yakuName(y.name).en} ${y.points}`).join(", ");
+      table.append(el("tr", {},
+        el("td", { text: String(ev.round) }), el("td", { text: result }), el("td", { text: yaku || "—" }),
+        el("td", { text: String(start + totals[0]) }), el("td", { text: String(start + totals[1]) })));
+    }
+    return table;
+  }
+
+  function historyDialog() {
+    const body = $("history-body");
+    body.replaceChildren(historyTable());
+    const rounds = G.events.filter((e) => e.type === "round_over");
+    for (const ev of rounds) {
+      const details = el("details", {}, el("summary", { text: `Round ${ev.round}: the settlement, card by card` }));
+      details.append(KK.settlementView(ev, names()));
+      body.append(details);
+    }
+    openDialog($("history-dialog"));
+  }
+
+  function rulesDialog() {
+    const rules = G.welcome && G.welcome.rules;
+    const body = $("rules-body");
+    body.replaceChildren();
+    if (!rules) return;
+    body.append(el("p", { text: `${rules.name}: ${rules.description}` }));
+    for (const section of ["game", "play", "koikoi", "end", "yaku", "points"]) {
+      const dl = el("dl", {});
+      for (const [k, val] of Object.entries(rules[section])) {
+        dl.append(el("dt", { text: `${section}.${k}` }), el("dd", { text: Array.isArray(val) ? val.join(", ") || "—" : String(val) }));
+      }
+      body.append(el("details", {}, el("summary", { text: `[${section}]` }), dl));
+    }
+    openDialog($("rules-dialog"));
+  }
+
+  // ----------------------------------------------------------------------- log
+
+  function logItem(ev) {
+    return el("li", { "data-deal": String(ev.deal), text: KK.describeEvent(ev, nameOf) });
+  }
+
+  function renderLog() {
+    const log = $("log");
+    log.replaceChildren(...G.events.map(logItem));
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function appendLog(ev) {
+    const log = $("log");
+    log.append(logItem(ev));
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ------------------------------------------------------------------ side UI
+
+  function setupSide() {
+    const saved = G.game ? KK.games()[G.game] : null;
+    const other = G.seat === null ? null : 1 - G.seat;
+    const otherInfo = G.welcome && other !== null ? G.welcome.players[other] : null;
+    const inviteOpen = saved && saved.invite && otherInfo && otherInfo.kind === "human" && !otherInfo.claimed;
+    $("invite-box").hidden = !inviteOpen;
+    if (inviteOpen) $("invite-link").value = `${location.origin}/#join=${saved.invite}`;
+    $("watch-box").hidden = !(saved && saved.watch);
+    if (saved && saved.watch) $("watch-link").value = `${location.origin}/#watch=${saved.watch}`;
+    $("hint-btn").hidden = G.role !== "player";
+  }
+
+  function copy(id) {
+    const input = $(id);
+    input.select();
+    const text = input.value;
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(() => KK.toast("Copied."), () => KK.toast("Select the text and copy it."));
+    } else {
+      KK.toast("Select the text and copy it.");
+    }
+  }
+
+  function setupGameUi() {
+    $("hint-btn").addEventListener("click", requestHint);
+    $("history-btn").addEventListener("click", historyDialog);
+    $("rules-btn").addEventListener("click", rulesDialog);
+    $("keys-btn").addEventListener("click", () => openDialog($("keys-dialog")));
+    $("copy-invite").addEventListener("click", () => copy("invite-link"));
+    $("copy-watch").addEventListener("click", () => copy("watch-link"));
+    for (const b of document.querySelectorAll(".close-dialog")) {
+      b.addEventListener("click", () => b.closest("dialog").close());
+    }
+    // The koi-koi decision cannot be dismissed without choosing.
+    $("koikoi-dialog").addEventListener("cancel", (e) => e.preventDefault());
+    $("koikoi-dialog").addEventListener("keydown", (e) => {
+      if (e.key === "k" || e.key === "K") { e.preventDefault(); if (!$("koikoi-btn").disabled) $("koikoi-btn").click(); }
+      if (e.key === "s" || e.key === "S") { e.preventDefault(); $("stop-btn").click(); }
+    });
+    document.addEventListener("keydown", onKey);
+  }
+
+  function onKey(e) {
+    if ($("game").hidden || document.querySelector("dialog[open]")) return;
+    const target = e.target;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "Escape" && G.selected) {
+      G.selected = null;
+      renderInteractive();
+      const first = $("bottom-hand").querySelector("button.playable");
+      if (first) first.focus();
+      return;
+    }
+    if (e.key === "h" || e.key === "H") {
+      requestHint();
+      return;
+    }
+    if (e.key === "?") {
+      openDialog($("keys-dialog"));
+      return;
+    }
+    if (/^[1-9]$/.test(e.key)) {
+      const nodes = $("bottom-hand").querySelectorAll("button.card");
+      const node = nodes[Number(e.key) - 1];
+      if (node) {
+        node.focus();
+        if (node.classList.contains("playable")) node.click();
+      }
+      return;
+    }
+    if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && target && target.classList && target.classList.contains("card")) {
+      const zone = target.parentElement;
+      const nodes = [...zone.querySelectorAll("button.card")].filter((n) => n.tabIndex >= 0);
+      const i = nodes.indexOf(target);
+      const next = nodes[(i + (e.key === "ArrowRight" ? 1 : nodes.length - 1)) % nodes.length];
+      if (next) {
+        e.preventDefault();
+        next.focus();
+      }
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => void main());
+})();

@@ -1,0 +1,255 @@
+/* Shared helpers of the Koi-Koi pages: config, card elements, names, API calls, saved games.
+   Plain JavaScript, no build step, nothing from outside the server. */
+"use strict";
+
+const KK = (() => {
+  let config = null;
+  const byCode = new Map();
+
+  async function loadConfig() {
+    if (config) return config;
+    const r = await fetch("/api/config");
+    config = await r.json();
+    for (const c of config.cards) byCode.set(c.code, c);
+    return config;
+  }
+
+  function kids(...nodes) {
+    return nodes.filter((n) => n !== null && n !== undefined && n !== false);
+  }
+
+  function card(code) {
+    return byCode.get(code);
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    if (attrs) {
+      for (const [key, value] of Object.entries(attrs)) {
+        if (value === undefined || value === null || value === false) continue;
+        if (key === "class") node.className = value;
+        else if (key === "text") node.textContent = value;
+        else if (key.startsWith("on") && typeof value === "function") node.addEventListener(key.slice(2), value);
+        else node.setAttribute(key, value === true ? "" : String(value));
+      }
+    }
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  /* One card: <button> when it can be acted on, else role=img. The label gives the
+     English and Japanese names (from koikoi.cards via /api/config). */
+  function cardEl(code, opts = {}) {
+    const info = card(code);
+    const label = info ? info.label : code;
+    const node = el(opts.button ? "button" : "div", {
+      class: "card" + (opts.extra ? " " + opts.extra : ""),
+      "data-code": code,
+      "aria-label": opts.label || label,
+      role: opts.button ? null : "img",
+      type: opts.button ? "button" : null,
+      title: info ? `${info.name_en} · ${info.name_ja || info.month_ja} (${code})` : code,
+    });
+    node.append(el("img", { src: `/cards/${code}.svg`, alt: "", draggable: "false" }));
+    return node;
+  }
+
+  function backEl(extra) {
+    const node = el("div", { class: "card back" + (extra ? " " + extra : ""), role: "img", "aria-label": "face-down card" });
+    node.append(el("img", { src: "/cards/back.svg", alt: "", draggable: "false" }));
+    return node;
+  }
+
+  function cardName(code) {
+    const info = card(code);
+    if (!info) return code;
+    return info.name_en.includes(`(${code})`) ? info.name_en : `${info.name_en} (${code})`;
+  }
+
+  function cardNames(codes) {
+    return codes.map(cardName).join(", ");
+  }
+
+  function yakuName(key) {
+    const names = config && config.yaku[key];
+    return names ? { en: names[0], ja: names[1] } : { en: key, ja: "" };
+  }
+
+  function multiplierName(key) {
+    return (config && config.multipliers && config.multipliers[key]) || key;
+  }
+
+  const KIND_ORDER = ["L", "A", "R", "P"];
+  const KIND_LABEL = { L: "Brights 光", A: "Animals タネ", R: "Ribbons 短冊", P: "Plains カス" };
+
+  function groupByKind(codes) {
+    const groups = { L: [], A: [], R: [], P: [] };
+    for (const code of codes) {
+      const info = card(code);
+      groups[info ? info.kind : "P"].push(code);
+    }
+    return KIND_ORDER.map((k) => [k, groups[k]]);
+  }
+
+  async function post(url, body) {
+    const r = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    let data;
+    try {
+      data = await r.json();
+    } catch (e) {
+      data = { type: "error", code: "bad_response", message: `HTTP ${r.status}` };
+    }
+    if (!r.ok) {
+      const err = new Error(data.message || `HTTP ${r.status}`);
+      err.code = data.code;
+      throw err;
+    }
+    return data;
+  }
+
+  /* Seat tokens are kept in localStorage, per game id, for reconnects. */
+  const STORE = "koikoi.games";
+  function games() {
+    try {
+      return JSON.parse(localStorage.getItem(STORE) || "{}");
+    } catch (e) {
+      return {};
+    }
+  }
+  function saveGame(id, data) {
+    const all = games();
+    all[id] = Object.assign(all[id] || {}, data);
+    localStorage.setItem(STORE, JSON.stringify(all));
+  }
+  function forgetGame(id) {
+    const all = games();
+    delete all[id];
+    localStorage.setItem(STORE, JSON.stringify(all));
+  }
+
+  function hashParams() {
+    const out = {};
+    const text = location.hash.replace(/^#/, "");
+    for (const part of text.split("&")) {
+      if (!part) continue;
+      const [k, v] = part.split("=");
+      out[decodeURIComponent(k)] = v === undefined ? "" : decodeURIComponent(v);
+    }
+    return out;
+  }
+
+  function parseAction(text) {
+    const w = text.split(" ");
+    return { verb: w[0], card: w[1] || null, target: w[2] || null };
+  }
+
+  const reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  function sleep(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  let toastTimer = null;
+  function toast(text) {
+    let node = document.getElementById("toast");
+    if (!node) {
+      node = el("div", { id: "toast", class: "toast", role: "status" });
+      document.body.append(node);
+    }
+    node.textContent = text;
+    node.classList.remove("hide");
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => node.classList.add("hide"), 2600);
+  }
+
+  /* A settlement, explained card by card: yaku rows, base, each multiplier, total. */
+  function settlementView(s, names) {
+    const box = el("div", { class: "settlement" });
+    if (s.winner === null || s.winner === undefined) {
+      box.append(el("p", { text: s.reason === "no_yaku" ? "No yaku." : "Nobody scores this round." }));
+      return box;
+    }
+    if (s.yaku && s.yaku.length) {
+      const list = el("ul", { class: "yaku-list", "aria-label": "Yaku" });
+      for (const y of s.yaku) {
+        const n = yakuName(y.name);
+        const cards = el("div", { class: "yaku-cards" });
+        for (const c of y.cards) cards.append(cardEl(c));
+        list.append(
+          el("li", { class: "yaku-row", "data-yaku": y.name },
+            el("div", { class: "yaku-name" }, el("strong", { text: n.en }), el("small", { text: n.ja })),
+            cards,
+            el("div", { class: "pts", text: String(y.points) })));
+      }
+      box.append(list);
+    }
+    const table = el("table", { class: "calc" });
+    table.append(el("tr", {}, el("td", { text: s.yaku && s.yaku.length ? "Yaku total (base)" : "Award" }), el("td", { class: "base", text: String(s.base) })));
+    let figure = s.base;
+    for (const m of s.multipliers || []) {
+      figure = figure * m.factor + m.add;
+      const how = [m.factor !== 1 ? `×${m.factor}` : "", m.add ? `+${m.add}` : ""].filter(Boolean).join(" ");
+      table.append(el("tr", {}, el("td", { text: `${multiplierName(m.name)} (${how})` }), el("td", { text: String(figure) })));
+    }
+    const who = names ? names[s.winner] : `Player ${s.winner}`;
+    table.append(el("tr", { class: "total" }, el("td", { text: `${who} ${who === "You" ? "score" : "scores"}` }), el("td", { class: "points", text: String(s.points) })));
+    box.append(table);
+    return box;
+  }
+
+  function describeEvent(ev, nameOf) {
+    const who = nameOf(ev.player);
+    const cards = ev.cards || [];
+    switch (ev.type) {
+      case "first_dealer":
+        return ev.method === "draw"
+          ? `First dealer by draw (${ev.draws.map((d) => d.join(" vs ")).join("; ")}): ${nameOf(ev.dealer)} deal${nameOf(ev.dealer) === "You" ? "" : "s"}.`
+          : `First dealer by coin flip: ${nameOf(ev.dealer)}.`;
+      case "round_start":
+        return `Round ${ev.round} (month ${ev.month}): ${nameOf(ev.dealer)} deal${nameOf(ev.dealer) === "You" ? "" : "s"}; field ${ev.field.join(" ")}.`;
+      case "hand":
+        return who === "You" ? `Your hand: ${cards.join(" ")}.` : `${who}'s hand: ${cards.join(" ")}.`;
+      case "redeal":
+        return `Redeal (${ev.why}).`;
+      case "instant":
+        return `${who}: instant hand ${yakuName(ev.yaku).en} (${cards.join(" ")}), ${ev.points} points.`;
+      case "play":
+        if (ev.discard) return `${who} laid ${cardName(ev.card)} without capturing.`;
+        return cards.length ? `${who} played ${cardName(ev.card)} and captured ${cards.filter((c) => c !== ev.card).join(" ")}.` : `${who} played ${cardName(ev.card)} to the field.`;
+      case "draw":
+        if (ev.choice) return `${who} drew ${cardName(ev.card)}: it matches ${ev.choice.join(" and ")}.`;
+        return cards.length ? `${who} drew ${cardName(ev.card)} and captured ${cards.filter((c) => c !== ev.card).join(" ")}.` : `${who} drew ${cardName(ev.card)} to the field.`;
+      case "take":
+        return `${who} captured ${cards.filter((c) => c !== ev.card).join(" ")} with ${ev.card}.`;
+      case "yaku":
+        return `${who} scored: yaku total ${ev.total}.`;
+      case "koikoi":
+        return `${who} called koi-koi (${ev.calls}).`;
+      case "stop":
+        return ev.automatic ? `${who} stopped (automatically).` : `${who} stopped (shōbu).`;
+      case "exhausted":
+        return "The hands ran out.";
+      case "round_over":
+        return ev.winner === null || ev.winner === undefined ? `Round ${ev.round} over: nobody scores.` : `Round ${ev.round} over: ${nameOf(ev.winner)} +${ev.points}.`;
+      case "match_over":
+        return `Match over: ${ev.scores.join("–")}.`;
+      default:
+        return ev.type;
+    }
+  }
+
+  return {
+    describeEvent,
+    loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, multiplierName,
+    groupByKind, KIND_LABEL, post, games, saveGame, forgetGame, hashParams, parseAction,
+    reduceMotion, sleep, toast, settlementView,
+    get config() { return config; },
+  };
+})();

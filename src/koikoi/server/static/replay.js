@@ -1,0 +1,102 @@
+/* Step-through replay of a finished game (frames computed by the server from the record). */
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const el = KK.el;
+  let data = null;
+  let pos = 0;
+
+  async function main() {
+    await KK.loadConfig();
+    const list = $("r-games");
+    for (const [id, g] of Object.entries(KK.games())) {
+      if (!g.token) continue;
+      list.append(el("li", {}, el("a", { href: `#game=${encodeURIComponent(id)}`, text: `${g.mode === "ai" ? "vs AI" : "vs a friend"}, ${g.rules || ""}` }),
+        el("span", { class: "hint-text", text: g.created ? new Date(g.created).toLocaleString() : "" })));
+    }
+    $("r-file").addEventListener("change", loadFile);
+    $("r-first").addEventListener("click", () => go(0));
+    $("r-prev").addEventListener("click", () => go(pos - 1));
+    $("r-next").addEventListener("click", () => go(pos + 1));
+    $("r-last").addEventListener("click", () => go(data.frames.length - 1));
+    $("r-slider").addEventListener("input", () => go(Number($("r-slider").value)));
+    document.addEventListener("keydown", (e) => {
+      if (!data || (e.target && e.target.tagName === "INPUT" && e.target.type !== "range")) return;
+      if (e.key === "ArrowRight") { e.preventDefault(); go(pos + 1); }
+      if (e.key === "ArrowLeft") { e.preventDefault(); go(pos - 1); }
+      if (e.key === "Home") go(0);
+      if (e.key === "End") go(data.frames.length - 1);
+    });
+    window.addEventListener("hashchange", fromHash);
+    await fromHash();
+  }
+
+  async function fromHash() {
+    const p = KK.hashParams();
+    if (!p.game) return;
+    const saved = KK.games()[p.game];
+    if (!saved || !saved.token) {
+      $("r-error").textContent = "This browser holds no seat for that game.";
+      return;
+    }
+    try {
+      start(await KK.post(`/api/games/${encodeURIComponent(p.game)}/replay`, { token: saved.token }));
+    } catch (err) {
+      $("r-error").textContent = err.message;
+    }
+  }
+
+  async function loadFile() {
+    const file = $("r-file").files[0];
+    if (!file) return;
+    try {
+      const record = JSON.parse(await file.text());
+      start(await KK.post("/api/replay", { record }));
+    } catch (err) {
+      $("r-error").textContent = `Cannot replay this file: ${err.message}`;
+    }
+  }
+
+  function start(d) {
+    data = d;
+    $("r-error").textContent = "";
+    $("viewer").hidden = false;
+    $("r-slider").max = String(d.frames.length - 1);
+    go(0);
+  }
+
+  function go(i) {
+    if (!data) return;
+    pos = Math.max(0, Math.min(data.frames.length - 1, i));
+    const f = data.frames[pos];
+    $("r-slider").value = String(pos);
+    $("r-pos").textContent = `Step ${pos} of ${data.frames.length - 1}`;
+    const who = (p) => (data.players[p] === `player ${p}` ? `Player ${p}` : `${data.players[p]} (player ${p})`);
+    $("r-action").textContent = f.action ? `${who(f.actor)}: ${f.action}` : `Round ${f.round} dealt`;
+    for (const p of [0, 1]) {
+      $(`r-hand-${p}`).replaceChildren(...f.hands[p].map((c) => KK.cardEl(c)));
+      const pile = $(`r-pile-${p}`);
+      pile.replaceChildren();
+      for (const [, codes] of KK.groupByKind(f.piles[p])) {
+        if (!codes.length) continue;
+        const g = el("div", { class: "pile-group" });
+        for (const c of codes) g.append(KK.cardEl(c));
+        pile.append(g);
+      }
+      $(`r-info-${p}`).replaceChildren(...KK.kids(
+        el("span", { class: "name", text: who(p) }),
+        f.dealer === p ? el("span", { class: "badge dealer", text: "Dealer 親" }) : null,
+        f.current === p && !f.over ? el("span", { class: "badge turn", text: "to play" }) : null,
+        f.koikoi_calls[p] ? el("span", { class: "badge koikoi", text: `koi-koi ×${f.koikoi_calls[p]}` }) : null,
+        el("span", { text: `yaku: ${f.round_scores[p]}` }),
+        el("span", { text: `score: ${f.match_scores[p]}` })));
+    }
+    $("r-field").replaceChildren(...f.field.map((c) => KK.cardEl(c)));
+    $("r-stock").textContent = `Round ${f.round}, month ${f.month} · stock ${f.stock_count}`;
+    $("r-drawn").replaceChildren(f.drawn ? KK.cardEl(f.drawn, { extra: "drawn-card" }) : "");
+    $("r-events").replaceChildren(...f.events.map((e) => el("li", { text: KK.describeEvent(e, who) })));
+  }
+
+  document.addEventListener("DOMContentLoaded", () => void main());
+})();

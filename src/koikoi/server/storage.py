@@ -1,0 +1,414 @@
+"""Persistence of the web game with SQLAlchemy: SQLite by default, PostgreSQL by URL.
+
+Three tables: ``games`` (rules as TOML, the secret seed, the watch token's
+hash, the finished record), ``seats`` (who sits where; token and invite
+*hashes*, never tokens) and ``actions`` (one row per accepted action: game id,
+sequence number, action id — primary key ``(game_id, seq)``). A game is rebuilt
+by replaying its rules, seed and actions, so a restart loses nothing that was
+acknowledged.
+
+The methods are synchronous (SQLAlchemy 2 Core); the server calls them from
+worker threads. :meth:`Storage.append_actions` writes a batch in one
+transaction (group commit).
+
+>>> store = Storage("sqlite://")
+>>> store.ping()
+True
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.pool import StaticPool
+
+__all__ = [
+    "ActionRow",
+    "Base",
+    "GameData",
+    "GameRow",
+    "NewGame",
+    "SeatData",
+    "SeatRow",
+    "Storage",
+    "default_database_url",
+    "normalize_url",
+]
+
+DB_FILE_NAME: Final = "koikoi.db"
+
+
+def default_database_url() -> str:
+    """``sqlite:///$KOIKOI_HOME/koikoi.db``, or ``./koikoi.db`` without ``KOIKOI_HOME``."""
+    home = os.environ.get("KOIKOI_HOME")
+    base = Path(home).expanduser() if home else Path.cwd()
+    return f"sqlite:///{base / DB_FILE_NAME}"
+
+
+def normalize_url(url: str) -> str:
+    """Use psycopg 3 for ``postgresql://`` and ``postgres://`` URLs."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the web game's tables."""
+
+
+class GameRow(Base):
+    """One game (match)."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(16))
+    rules_name: Mapped[str] = mapped_column(String(120))
+    rules_toml: Mapped[str] = mapped_column(Text)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    watch_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    created_at: Mapped[float] = mapped_column(Float)
+    updated_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    score0: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    score1: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    record: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class SeatRow(Base):
+    """One of the two seats of a game."""
+
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(64), default="")
+    agent: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(
+        String(64), unique=True, index=True, nullable=True
+    )
+    invite_hash: Mapped[str | None] = mapped_column(
+        String(64), unique=True, index=True, nullable=True
+    )
+    invite_used: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class ActionRow(Base):
+    """One accepted action; ``(game_id, seq)`` is unique, so no action is stored twice."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    at: Mapped[float] = mapped_column(Float)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatData:
+    """A seat as stored."""
+
+    seat: int
+    kind: str
+    name: str = ""
+    agent: str | None = None
+    token_hash: str | None = None
+    invite_hash: str | None = None
+    invite_used: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """What :meth:`Storage.create_game` stores."""
+
+    id: str
+    mode: str
+    rules_name: str
+    rules_toml: str
+    seed: int
+    watch_hash: str
+    seats: tuple[SeatData, SeatData]
+
+
+@dataclass(frozen=True, slots=True)
+class GameData:
+    """A stored game with its seats and action ids (in order)."""
+
+    id: str
+    mode: str
+    rules_name: str
+    rules_toml: str
+    seed: int
+    watch_hash: str
+    status: str
+    created_at: float
+    seats: tuple[SeatData, ...]
+    actions: tuple[int, ...]
+    record: str | None
+
+
+class Storage:
+    """The repository. ``url`` is any SQLAlchemy URL (``postgresql://`` uses psycopg 3)."""
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        self.url = normalize_url(url)
+        parsed = make_url(self.url)
+        self.dialect = parsed.get_backend_name()
+        kwargs: dict[str, Any] = {"echo": echo, "future": True}
+        if self.dialect == "sqlite":
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            if parsed.database in (None, "", ":memory:"):
+                kwargs["poolclass"] = StaticPool
+            else:
+                Path(parsed.database or DB_FILE_NAME).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            kwargs["pool_pre_ping"] = True
+            kwargs["pool_size"] = 8
+            kwargs["max_overflow"] = 4
+        self.engine: Engine = create_engine(self.url, **kwargs)
+        if self.dialect == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        Base.metadata.create_all(self.engine)
+        # A plain Core insert (the hot path: one per batch of actions).
+        self._insert_action = insert(Base.metadata.tables["actions"])
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    def describe(self) -> str:
+        """The URL with any password hidden (for logs)."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    def ping(self) -> bool:
+        """Whether the database answers."""
+        with self.engine.connect() as conn:
+            return conn.execute(select(1)).scalar_one() == 1
+
+    # -------------------------------------------------------------- writes
+
+    def create_game(self, game: NewGame) -> None:
+        """Store a new game and its seats in one transaction."""
+        now = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(GameRow),
+                {
+                    "id": game.id,
+                    "mode": game.mode,
+                    "rules_name": game.rules_name,
+                    "rules_toml": game.rules_toml,
+                    "seed": game.seed,
+                    "watch_hash": game.watch_hash,
+                    "status": "active",
+                    "created_at": now,
+                    "updated_at": now,
+                },
+            )
+            conn.execute(
+                insert(SeatRow),
+                [
+                    {
+                        "game_id": game.id,
+                        "seat": s.seat,
+                        "kind": s.kind,
+                        "name": s.name,
+                        "agent": s.agent,
+                        "token_hash": s.token_hash,
+                        "invite_hash": s.invite_hash,
+                        "invite_used": s.invite_used,
+                    }
+                    for s in game.seats
+                ],
+            )
+
+    def append_actions(self, rows: Sequence[tuple[str, int, int, int]]) -> None:
+        """Store ``(game_id, seq, action, seat)`` rows in one transaction.
+
+        Raises:
+            sqlalchemy.exc.IntegrityError: if a ``(game_id, seq)`` is already stored
+                (nothing of the batch is stored then).
+        """
+        if not rows:
+            return
+        now = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(
+                self._insert_action,
+                [
+                    {"game_id": g, "seq": seq, "action": a, "seat": seat, "at": now}
+                    for g, seq, a, seat in rows
+                ],
+            )
+
+    def claim_invite(self, invite_hash: str, token_hash: str, name: str) -> tuple[str, int] | None:
+        """Turn an unused invite into a seat token (once). Returns ``(game_id, seat)`` or None."""
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                update(SeatRow)
+                .where(SeatRow.invite_hash == invite_hash, SeatRow.invite_used.is_(False))
+                .values(token_hash=token_hash, invite_used=True, name=name)
+            )
+            if result.rowcount != 1:
+                return None
+            row = conn.execute(
+                select(SeatRow.game_id, SeatRow.seat).where(SeatRow.invite_hash == invite_hash)
+            ).one()
+            return str(row.game_id), int(row.seat)
+
+    def invite_state(self, invite_hash: str) -> tuple[str, int, bool] | None:
+        """``(game_id, seat, used)`` of an invite, or None if there is no such invite."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(SeatRow.game_id, SeatRow.seat, SeatRow.invite_used).where(
+                    SeatRow.invite_hash == invite_hash
+                )
+            ).first()
+        if row is None:
+            return None
+        return str(row.game_id), int(row.seat), bool(row.invite_used)
+
+    def finish_game(
+        self, game_id: str, record: str, scores: Sequence[int], winner: int | None
+    ) -> None:
+        """Mark a game finished and keep its record (JSON text)."""
+        now = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(GameRow)
+                .where(GameRow.id == game_id)
+                .values(
+                    status="finished",
+                    record=record,
+                    winner=winner,
+                    score0=scores[0],
+                    score1=scores[1],
+                    finished_at=now,
+                    updated_at=now,
+                )
+            )
+
+    # --------------------------------------------------------------- reads
+
+    def find_token(self, digest: str) -> tuple[str, int | None] | None:
+        """The game (and seat; None for the watch token) of a token hash."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(SeatRow.game_id, SeatRow.seat).where(SeatRow.token_hash == digest)
+            ).first()
+            if row is not None:
+                return str(row.game_id), int(row.seat)
+            game = conn.execute(select(GameRow.id).where(GameRow.watch_hash == digest)).first()
+        if game is not None:
+            return str(game.id), None
+        return None
+
+    def load_game(self, game_id: str) -> GameData | None:
+        """A game with its seats and actions, or None."""
+        with self.engine.connect() as conn:
+            game = conn.execute(select(GameRow).where(GameRow.id == game_id)).first()
+            if game is None:
+                return None
+            seats = conn.execute(
+                select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
+            ).all()
+            actions = conn.execute(
+                select(ActionRow.seq, ActionRow.action)
+                .where(ActionRow.game_id == game_id)
+                .order_by(ActionRow.seq)
+            ).all()
+        for i, row in enumerate(actions):
+            if row.seq != i:
+                raise RuntimeError(f"game {game_id}: action {i} is missing from storage")
+        return GameData(
+            id=game.id,
+            mode=game.mode,
+            rules_name=game.rules_name,
+            rules_toml=game.rules_toml,
+            seed=int(game.seed),
+            watch_hash=game.watch_hash,
+            status=game.status,
+            created_at=float(game.created_at),
+            seats=tuple(
+                SeatData(
+                    seat=s.seat,
+                    kind=s.kind,
+                    name=s.name,
+                    agent=s.agent,
+                    token_hash=s.token_hash,
+                    invite_hash=s.invite_hash,
+                    invite_used=bool(s.invite_used),
+                )
+                for s in seats
+            ),
+            actions=tuple(int(r.action) for r in actions),
+            record=game.record,
+        )
+
+    def action_ids(self, game_id: str) -> list[int]:
+        """The stored action ids of a game, in order."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(ActionRow.action).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)
+            ).all()
+        return [int(r.action) for r in rows]
+
+    def count_actions(self, game_ids: Iterable[str] | None = None) -> int:
+        """How many actions are stored (for some games, or all)."""
+        stmt = select(func.count()).select_from(ActionRow)
+        if game_ids is not None:
+            stmt = stmt.where(ActionRow.game_id.in_(list(game_ids)))
+        with self.engine.connect() as conn:
+            return int(conn.execute(stmt).scalar_one())
+
+    def get_record(self, game_id: str) -> str | None:
+        """The finished game's record (JSON text), or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(GameRow.record).where(GameRow.id == game_id)).first()
+        return None if row is None else row.record
+
+
+def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+    finally:
+        cursor.close()

@@ -1,0 +1,455 @@
+"""The web game in real headless Chromium (Playwright) against uvicorn on 127.0.0.1.
+
+Skipped when /usr/bin/chromium (Debian's package) or Playwright is missing; no
+browser is ever downloaded. Screenshots of the main screens go to
+test-artifacts/web/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_helpers import FAST, ROOT, ThreadServer
+
+from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID, describe_action_id
+from koikoi.agents import RandomAgent
+from koikoi.cards import CODES
+from koikoi.engine import Match, Phase
+from koikoi.rules import get_rules
+from koikoi.server.app import create_app
+from koikoi.server.rooms import ai_rng
+from koikoi.views import view_of
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+# ------------------------------------------------------------------ fixtures
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    db = tmp_path_factory.mktemp("web") / "browser.db"
+    app = create_app(f"sqlite:///{db}", config=FAST)
+    with ThreadServer(app) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A page with its console errors collected (CSP violations show up there)."""
+
+    def __init__(self, browser: Any, *, allow: str | None = None, **options: Any) -> None:
+        self.allow = allow
+        self.context = browser.new_context(**options)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15_000)
+        self.errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self.page.on(
+            "console",
+            lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None,
+        )
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+    def close(self) -> None:
+        errors = [e for e in self.errors if not (self.allow and self.allow in e)]
+        assert not errors, errors
+        self.context.close()
+
+
+def hub_room(server: ThreadServer, game: str) -> Any:
+    return server.app.state.hub.rooms[game].room
+
+
+def game_id(page: Any) -> str:
+    match = re.search(r"game=([A-Za-z0-9_-]+)", page.url)
+    assert match, page.url
+    return match.group(1)
+
+
+# --------------------------------------------------------- the scripted human
+
+
+def _card_of(action_id: int) -> int:
+    if action_id < PLAY_TARGET_BASE:
+        return action_id
+    if action_id < DISCARD_BASE:
+        return (action_id - PLAY_TARGET_BASE) // 48
+    return action_id - DISCARD_BASE
+
+
+def human_choice(match: Match, called: bool) -> int:
+    """The test's human: the lowest playable card, its lowest target; koi-koi once, then stop."""
+    legal = match.legal_ids()
+    if match.phase is Phase.DECIDE:
+        return KOIKOI_ID if not called else STOP_ID
+    if match.phase is Phase.TAKE:
+        return min(legal)
+    card = min(_card_of(i) for i in legal)
+    return min(i for i in legal if _card_of(i) == card and i < DISCARD_BASE)
+
+
+def simulate(seed: int, rounds: int) -> tuple[Match, list[tuple[int, int]]]:
+    """The whole match as the server will play it: human seat 0, random AI seat 1."""
+    match = Match(get_rules("nintendo").replace(game__rounds=rounds), seed=seed)
+    agent = RandomAgent()
+    out: list[tuple[int, int]] = []
+    called = False
+    while not match.is_over:
+        p = match.current
+        if p == 0:
+            a = human_choice(match, called)
+            called = called or a == KOIKOI_ID
+        else:
+            a = agent.act(view_of(match, p), ai_rng(seed, len(match.actions)))
+        out.append((p, a))
+        match.apply(a)
+    return match, out
+
+
+def find_seed(rounds: int) -> tuple[int, list[tuple[int, int]], Match]:
+    """A seed whose match makes the human choose between two matches and decide koi-koi."""
+    for seed in range(5000):
+        match, actions = simulate(seed, rounds)
+        mine = [describe_action_id(a) for p, a in actions if p == 0]
+        two_match = any(t.startswith("play") and len(t.split()) == 3 for t in mine)
+        if two_match and "koikoi" in mine and any(t.startswith("take") for t in mine):
+            return seed, actions, match
+    raise AssertionError("no seed with a two-match choice and a koi-koi decision")
+
+
+def dismiss_round_dialog(p: Page, shots: dict[str, bool]) -> bool:
+    page = p.page
+    if page.locator("#round-dialog[open]").count():
+        if not shots.get("round"):
+            p.shot("04-round-result")
+            shots["round"] = True
+        body = page.locator("#round-body").inner_text()
+        assert "Why:" in body
+        page.click("#round-continue")
+        return True
+    return False
+
+
+def wait_seq(p: Page, seq: int, shots: dict[str, bool], deadline: float) -> None:
+    """Wait until the page has drawn state ``seq`` (closing round results on the way)."""
+    while not p.page.evaluate("n => !!window.KOIKOI.state && window.KOIKOI.state.seq >= n", seq):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the page never reached seq {seq}")
+        if not dismiss_round_dialog(p, shots):
+            p.page.wait_for_timeout(40)
+
+
+def do_action(p: Page, text: str, shots: dict[str, bool], deadline: float) -> None:
+    """Perform one action through the page, as a person would."""
+    page = p.page
+    verb, *args = text.split()
+    if verb in ("koikoi", "stop"):
+        selector = "#koikoi-dialog[open]"
+    elif verb == "take":
+        selector = f'#field button.card.target[data-code="{args[0]}"]'
+    else:
+        selector = f'#bottom-hand button.card.playable[data-code="{args[0]}"]'
+    while page.locator(selector).count() == 0:
+        if time.monotonic() > deadline:
+            p.shot("timeout")
+            raise TimeoutError(f"page never offered {text!r}")
+        if not dismiss_round_dialog(p, shots):
+            page.wait_for_timeout(40)
+    if verb in ("koikoi", "stop"):
+        dialog = page.locator("#koikoi-dialog")
+        assert "Stopping now scores" in dialog.inner_text()
+        assert dialog.locator(".yaku-row").count() >= 1
+        if not shots.get("koikoi"):
+            p.shot("03-koikoi-dialog")
+            shots["koikoi"] = True
+        page.keyboard.press("k" if verb == "koikoi" else "s")
+    elif verb == "take":
+        bar = page.locator("#choice-bar").inner_text()
+        assert "choose" in bar.lower()
+        if not shots.get("take"):
+            p.shot("02b-drawn-card-choice")
+            shots["take"] = True
+        page.click(selector)
+    elif len(args) == 2:
+        page.click(selector)
+        target = f'#field button.card.target[data-code="{args[1]}"]'
+        page.wait_for_selector(target)
+        assert page.locator("#field button.card.target").count() == 2  # the two matches
+        if not shots.get("choice"):
+            p.shot("02-two-match-choice")
+            shots["choice"] = True
+        page.click(target)
+    else:
+        # Keyboard play: focus the card and press Enter.
+        page.focus(selector)
+        page.keyboard.press("Enter")
+
+
+def dom_codes(page: Any, deal: int) -> set[str]:
+    """Every card code the page shows or names, outside log lines of other deals."""
+    texts: list[str] = page.evaluate(
+        """(deal) => {
+          const out = [];
+          for (const n of document.querySelectorAll('[data-code]')) {
+            if (!n.closest('#log') ) out.push(n.dataset.code);
+          }
+          for (const n of document.querySelectorAll('img')) out.push(n.getAttribute('src'));
+          for (const n of document.querySelectorAll('[aria-label],[title]')) {
+            if (n.closest('#log')) continue;
+            out.push(n.getAttribute('aria-label') || '', n.getAttribute('title') || '');
+          }
+          const clone = document.body.cloneNode(true);
+          for (const li of clone.querySelectorAll('#log li')) {
+            if (li.dataset.deal !== String(deal)) li.remove();
+          }
+          out.push(clone.innerText);
+          return out;
+        }""",
+        deal,
+    )
+    found: set[str] = set()
+    for text in texts:
+        for word in re.split(r"[\s/.,;:()'\"\[\]]+", text or ""):
+            if word in CODES:
+                found.add(word)
+    return found
+
+
+def hidden_now(server: ThreadServer, game: str, seat: int | None) -> set[str]:
+    rnd = hub_room(server, game).match.round
+    mask = 0
+    for c in rnd.stock:
+        mask |= 1 << c
+    mask |= rnd.hands[0] | rnd.hands[1] if seat is None else rnd.hands[1 - seat]
+    return {CODES[i] for i in range(48) if mask >> i & 1}
+
+
+# --------------------------------------------------------------------- tests
+
+
+def test_play_the_ai_through_the_page(server: ThreadServer, browser: Any) -> None:
+    """Two complete rounds against a random AI, with a two-match choice, a drawn-card
+    choice, a koi-koi decision, keyboard play and a reload in the middle."""
+    seed, expected, final = find_seed(rounds=2)
+    p = Page(browser, viewport={"width": 1280, "height": 900})
+    page = p.page
+    page.goto(f"{server.base}/#seed={seed}")
+    page.wait_for_selector("#agent option", state="attached")
+    p.shot("01-home")
+    page.select_option("#agent", "random")
+    page.fill("#rounds", "2")
+    page.click("#start")
+    page.wait_for_selector("#bottom-hand .card")
+    game = game_id(page)
+    room = hub_room(server, game)
+    assert room.seed == seed
+    shots: dict[str, bool] = {}
+    deadline = time.monotonic() + 120
+    human_actions = [(i, a) for i, (pl, a) in enumerate(expected) if pl == 0]
+    for n, (index, action) in enumerate(human_actions):
+        if n == 0:
+            p.shot("02a-game-board")
+            page.wait_for_selector("#bottom-hand button.card.playable")
+            page.keyboard.press("h")  # a hint from the AI
+            page.wait_for_selector("#hint-box:not([hidden]) ol li")
+            assert "Hint (" in page.locator("#hint-box").inner_text()
+            assert page.locator(".card.hinted").count() >= 1
+        if n == 3:
+            page.reload()
+            page.wait_for_selector("#bottom-hand .card")
+            assert "Connecting" not in page.locator("#status").inner_text()
+        do_action(p, describe_action_id(action), shots, deadline)
+        # The server applied exactly the expected prefix of the match.
+        wait_seq(p, index + 1, shots, deadline)
+        assert room.match.actions[: index + 1] == [a for _, a in expected[: index + 1]]
+    while not page.locator("#over-dialog[open]").count():
+        assert time.monotonic() < deadline
+        if not dismiss_round_dialog(p, shots):
+            page.wait_for_timeout(50)
+    assert room.match.actions == [a for _, a in expected]
+    assert room.match.scores == final.scores
+    over = page.locator("#over-dialog").inner_text()
+    assert "Match over" in over and f"{final.scores[0]}–{final.scores[1]}" in over
+    p.shot("05-match-over")
+    assert shots.get("choice") and shots.get("koikoi") and shots.get("take") and shots.get("round")
+
+    # History, the record download and the replay page.
+    page.click("#over-close")
+    page.click("#history-btn")
+    assert page.locator("#history-body .history-table tr").count() == 1 + 2
+    p.shot("06-history")
+    page.locator("#history-dialog .close-dialog").click()
+    page.reload()  # a finished game shows its result again
+    page.wait_for_selector("#over-dialog[open]")
+    with page.expect_download() as info:
+        page.click("#download-btn")
+    record_path = info.value.path()
+    assert '"format": "koikoi-record"' in Path(record_path).read_text()
+    page.goto(f"{server.base}/replay#game={game}")
+    page.wait_for_selector("#viewer:not([hidden])")
+    steps = int(page.get_attribute("#r-slider", "max") or "0")
+    assert steps >= len(expected)
+    page.click("#r-next")
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#r-pos").inner_text() == f"Step 2 of {steps}"
+    assert page.locator("#r-hand-0 .card").count() + page.locator("#r-hand-1 .card").count() > 0
+    p.shot("07-replay")
+    p.close()
+
+
+def test_friends_play_by_invite_link_and_a_spectator_sees_no_hidden_card(
+    server: ThreadServer, browser: Any
+) -> None:
+    a = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    a.page.goto(server.base + "/")
+    a.page.check('input[name="mode"][value="friend"]')
+    a.page.fill("#rounds", "1")
+    a.page.fill("#player-name", "Aiko")
+    a.page.click("#start")
+    a.page.wait_for_selector("#invite-box:not([hidden])")
+    invite = a.page.input_value("#invite-link")
+    watch = a.page.input_value("#watch-link")
+    assert invite.startswith(server.base + "/#join=") and watch.startswith(server.base + "/#watch=")
+    game = game_id(a.page)
+    a.shot("08-friend-invite")
+
+    b = Page(
+        browser,
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        reduced_motion="reduce",
+    )
+    b.page.goto(invite)
+    b.page.wait_for_selector("#bottom-hand .card")
+    assert "join=" not in b.page.url  # the invite leaves the address bar
+    assert game_id(b.page) == game
+    a.page.wait_for_selector("#invite-box[hidden]", state="attached")
+
+    third = Page(browser, allow="status of 409")
+    third.page.goto(invite)
+    third.page.wait_for_selector("#message:not([hidden])")
+    assert "already used" in third.page.locator("#message-text").inner_text()
+    third.close()
+
+    spec = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    spec.page.goto(watch)
+    spec.page.wait_for_selector("#top-hand .card")
+    assert spec.page.locator("#hint-btn").is_hidden()
+
+    room = hub_room(server, game)
+    pages = {0: a, 1: b}
+    checks = 0
+    deadline = time.monotonic() + 90
+    while not room.is_over:
+        assert time.monotonic() < deadline
+        seat = room.match.current
+        p = pages[seat]
+        page = p.page
+        seq = room.seq
+        page.wait_for_function("n => window.KOIKOI.state && window.KOIKOI.state.seq === n", arg=seq)
+        spec.page.wait_for_function(
+            "n => window.KOIKOI.state && window.KOIKOI.state.seq === n", arg=seq
+        )
+        if page.locator("#round-dialog[open]").count():
+            page.click("#round-continue")
+        # Nothing moves now: compare each page with what the engine hides from it.
+        deal = len(room.match.deals) - 1
+        for who, viewer in ((None, spec), (0, a), (1, b)):
+            viewer.page.wait_for_function(
+                "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n"
+                " && !window.KOIKOI.running",
+                arg=seq,
+            )
+            shown = dom_codes(viewer.page, deal)
+            leaked = shown & hidden_now(server, game, who)
+            assert not leaked, f"{'spectator' if who is None else f'seat {who}'} shows {leaked}"
+            checks += 1
+        assert spec.page.locator("#bottom-hand [data-code], #top-hand [data-code]").count() == 0
+        if checks == 3:
+            spec.shot("09-spectator")
+            b.shot("10-phone-board")
+        if room.match.phase is Phase.DECIDE:
+            page.wait_for_selector("#koikoi-dialog[open]")
+            page.click("#stop-btn")
+        elif room.match.phase is Phase.TAKE:
+            page.locator("#field button.card.target").first.click()
+        else:
+            page.locator("#bottom-hand button.card.playable").first.click()
+            if page.locator("#field button.card.target").count():
+                page.locator("#field button.card.target").first.click()
+        while room.seq == seq:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    for p in (a, b, spec):
+        while not p.page.locator("#over-dialog[open]").count():
+            assert time.monotonic() < deadline
+            if not dismiss_round_dialog(p, {"round": True}):
+                p.page.wait_for_timeout(40)
+    scores = f"{room.match.scores[0]}–{room.match.scores[1]}"
+    assert scores in a.page.locator("#over-title").inner_text()
+    assert scores in b.page.locator("#over-title").inner_text()
+    assert checks > 20
+    b.shot("11-phone-match-over")
+    for p in (a, b, spec):
+        p.close()
+
+
+def test_score_keeper_known_example(server: ThreadServer, browser: Any) -> None:
+    p = Page(browser, viewport={"width": 1280, "height": 1000})
+    page = p.page
+    page.goto(server.base + "/keeper")
+    page.wait_for_selector('.keeper-month button[data-code="3L"]')
+    page.select_option("#k-rules", "nintendo")
+    for code in ("3L", "8L", "9A"):
+        page.click(f'.keeper-month button[data-code="{code}"]')
+    page.wait_for_function("() => document.getElementById('k-base').textContent === '10'")
+    assert page.locator("#k-points").inner_text() == "20"  # seven or more: x2
+    result = page.locator("#k-result").inner_text()
+    assert "Flower viewing" in result and "Moon viewing" in result
+    assert page.get_attribute('.keeper-month button[data-code="9A"]', "aria-pressed") == "true"
+    p.shot("12-score-keeper")
+    page.select_option("#k-rules", "leaflet")
+    page.wait_for_function("() => document.getElementById('k-base').textContent === '0'")
+    page.select_option("#k-rules", "koikoi-japan")
+    page.wait_for_function("() => document.getElementById('k-base').textContent === '2'")
+    p.close()
+
+
+def test_cards_have_english_and_japanese_labels(server: ThreadServer, browser: Any) -> None:
+    p = Page(browser, reduced_motion="reduce")
+    page = p.page
+    page.goto(server.base + "/keeper")
+    label = page.get_attribute('.keeper-month button[data-code="1L"]', "aria-label") or ""
+    assert "Pine - Crane" in label and "松に鶴" in label and "松 matsu" in label
+    label = page.get_attribute('.keeper-month button[data-code="11P"]', "aria-label") or ""
+    assert "Willow - Lightning" in label and "柳" in label
+    p.close()
