@@ -1,0 +1,228 @@
+"""Post-game analysis: the value of every alternative at every decision of a record.
+
+Like a chess analysis board: the record is replayed (:func:`koikoi.record.iter_steps`)
+and at each decision with a choice a search agent evaluates **every** legal
+action from the deciding player's *view* at that moment (what that player could
+see: never the opponent's hand or the stock). The **loss** of the move played
+is the best value minus the played move's value, in expected round points (for
+the default search agent). The biggest losses are the mistakes.
+
+The analysis is deterministic: decision ``i`` is searched with a generator
+seeded from ``(seed, i)``, so re-running with the same agent spec and seed gives
+the same numbers, and analysing one player gives the same numbers as analysing
+both.
+
+>>> from koikoi.engine import Match
+>>> from koikoi.record import GameRecord
+>>> from koikoi.agents.mcts import MCTSAgent
+>>> from koikoi.rules import get_rules
+>>> m = Match(get_rules("koikoi-japan").replace(game__rounds=1), seed=3)
+>>> while not m.is_over:
+...     m.apply(m.legal_ids()[0])
+>>> record = GameRecord.from_match(m, created="2024-01-01T00:00:00Z")
+>>> result = analyze_record(record, MCTSAgent(iterations=2, rollouts=2))
+>>> all(d.loss >= 0 for d in result.decisions)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from koikoi.actions import describe_action_id, parse_action
+from koikoi.arena import derive_seed
+from koikoi.errors import InvalidInputError
+from koikoi.record import GameRecord, iter_steps
+from koikoi.views import PlayerView
+
+__all__ = [
+    "Analysis",
+    "AnalyzedDecision",
+    "Evaluator",
+    "analyze_record",
+    "format_analysis",
+]
+
+
+class Evaluator(Protocol):
+    """An agent that values every legal action: ``evaluate(view, rng) -> {id: value}``."""
+
+    name: str
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]: ...
+
+
+@dataclass(frozen=True)
+class AnalyzedDecision:
+    """One decision of the record with the value of every alternative."""
+
+    index: int
+    """The action's position in the record (1-based)."""
+    round: int
+    player: int
+    phase: str
+    played: int
+    best: int
+    values: dict[int, float]
+    loss: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, with the actions as text."""
+        ranked = sorted(self.values.items(), key=lambda kv: -kv[1])
+        return {
+            "index": self.index,
+            "round": self.round,
+            "player": self.player,
+            "phase": self.phase,
+            "played": describe_action_id(self.played),
+            "best": describe_action_id(self.best),
+            "loss": round(self.loss, 4),
+            "values": [{"action": describe_action_id(a), "value": round(v, 4)} for a, v in ranked],
+        }
+
+
+@dataclass
+class Analysis:
+    """Every analysed decision, with per-player totals."""
+
+    agent: str
+    players: list[str]
+    rules: str
+    decisions: list[AnalyzedDecision] = field(default_factory=list)
+    forced: int = 0
+    """Decisions with a single legal action (not searched)."""
+
+    def mistakes(self, top: int = 10, *, threshold: float = 0.0) -> list[AnalyzedDecision]:
+        """The ``top`` decisions with the biggest loss (above ``threshold``), worst first."""
+        chosen = [d for d in self.decisions if d.loss > threshold]
+        chosen.sort(key=lambda d: (-d.loss, d.index))
+        return chosen[:top]
+
+    def player_summary(self, player: int, *, mistake: float = 1.0) -> dict[str, Any]:
+        """Decisions, total and mean loss, mistakes (loss >= ``mistake``) of one player."""
+        mine = [d for d in self.decisions if d.player == player]
+        total = sum(d.loss for d in mine)
+        return {
+            "player": player,
+            "name": self.players[player],
+            "decisions": len(mine),
+            "best_moves": sum(1 for d in mine if d.loss <= 1e-9),
+            "total_loss": round(total, 4),
+            "mean_loss": round(total / len(mine), 4) if mine else 0.0,
+            "mistakes": sum(1 for d in mine if d.loss >= mistake),
+        }
+
+    def to_dict(self, top: int = 10) -> dict[str, Any]:
+        """JSON-ready: the summary per player, the biggest mistakes, every decision."""
+        players = sorted({d.player for d in self.decisions})
+        return {
+            "agent": self.agent,
+            "rules": self.rules,
+            "players": self.players,
+            "forced": self.forced,
+            "summary": [self.player_summary(p) for p in players],
+            "mistakes": [d.to_dict() for d in self.mistakes(top)],
+            "decisions": [d.to_dict() for d in self.decisions],
+        }
+
+
+def analyze_record(
+    record: GameRecord,
+    agent: Evaluator,
+    *,
+    seed: int = 0,
+    players: Iterable[int] = (0, 1),
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis:
+    """Evaluate every decision with a choice of ``players`` in ``record``.
+
+    Args:
+        record: the game record.
+        agent: the evaluating agent (it has ``evaluate(view, rng)``).
+        seed: seeds the agent's generator per decision (see the module docstring).
+        players: which players' decisions to analyse.
+        progress: called as ``progress(done, total)`` after each action.
+
+    Raises:
+        RecordError: when the record does not replay.
+        InvalidInputError: when ``agent`` cannot evaluate.
+    """
+    if not callable(getattr(agent, "evaluate", None)):
+        raise InvalidInputError(
+            f"agent {getattr(agent, 'name', agent)!r} cannot evaluate moves: use a search "
+            "agent such as mcts:iterations=200"
+        )
+    wanted = set(players)
+    for p in wanted:
+        if p not in (0, 1):
+            raise InvalidInputError(f"player must be 0 or 1, not {p!r}")
+    rules_name = str(record.rules.get("name", "?")) if isinstance(record.rules, Mapping) else "?"
+    out = Analysis(agent=agent.name, players=list(record.players), rules=rules_name)
+    total = len(record.actions)
+    previous = None
+    number = 0
+    for step in iter_steps(record):
+        if step.kind == "action" and step.action is not None and previous is not None:
+            number += 1
+            entry = step.action
+            if entry.player in wanted:
+                view = previous.view(entry.player)
+                played = parse_action(entry.action).id
+                legal = view.legal_ids
+                if len(legal) <= 1:
+                    out.forced += 1
+                else:
+                    rng = random.Random(derive_seed(seed, "analyze", number))
+                    values = agent.evaluate(view, rng)
+                    best = max(legal, key=lambda a: (values.get(a, float("-inf")), -a))
+                    loss = max(0.0, values[best] - values.get(played, values[best]))
+                    out.decisions.append(
+                        AnalyzedDecision(
+                            index=number,
+                            round=entry.round,
+                            player=entry.player,
+                            phase=view.phase.name.lower(),
+                            played=played,
+                            best=best,
+                            values=dict(values),
+                            loss=loss,
+                        )
+                    )
+            if progress is not None:
+                progress(number, total)
+        previous = step
+    return out
+
+
+def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) -> str:
+    """The analysis as text: per-player summary, then the biggest mistakes."""
+    lines = [
+        f"Analysis with {analysis.agent} (rules {analysis.rules}); values are expected round "
+        "points for the player to move."
+    ]
+    players = sorted({d.player for d in analysis.decisions})
+    for p in players:
+        s = analysis.player_summary(p, mistake=mistake)
+        lines.append(
+            f"player {p} ({s['name']}): {s['decisions']} decisions with a choice, "
+            f"{s['best_moves']} best moves, mean loss {s['mean_loss']:.2f}, "
+            f"total loss {s['total_loss']:.2f}, {s['mistakes']} mistakes (loss >= {mistake:g})"
+        )
+    worst = analysis.mistakes(top)
+    if not worst:
+        lines.append("No move lost anything against the search's choice.")
+        return "\n".join(lines)
+    lines.append(f"Biggest mistakes (top {len(worst)}):")
+    for rank, d in enumerate(worst, 1):
+        ranked = sorted(d.values.items(), key=lambda kv: -kv[1])
+        alternatives = ", ".join(f"{describe_action_id(a)} {v:+.2f}" for a, v in ranked[:4])
+        lines.append(
+            f"{rank:3}. round {d.round}, move {d.index}, player {d.player} ({d.phase}): "
+            f"played {describe_action_id(d.played)} ({d.values.get(d.played, 0.0):+.2f}), "
+            f"best {describe_action_id(d.best)} ({d.values[d.best]:+.2f}), loss {d.loss:.2f}"
+        )
+        lines.append(f"       values: {alternatives}")
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""``koikoi analyze``: the value of every alternative at each decision of a record.
+
+A search agent evaluates every legal action from the deciding player's view
+(never the hidden cards) and the biggest losses against its choice are listed,
+as on a chess analysis board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+__all__ = ["DEFAULT_AGENT", "register", "run"]
+
+DEFAULT_AGENT = "mcts:iterations=100"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``koikoi analyze``."""
+    parser = subparsers.add_parser(
+        "analyze",
+        help="find the biggest mistakes in a game record",
+        description=(
+            "Replay a game record and, at each decision, let a search agent value every legal "
+            "action from that player's view. Lists the biggest mistakes: the moves that lost "
+            "the most expected round points against the search's best move."
+        ),
+    )
+    parser.add_argument("record", metavar="RECORD", help="a game record (JSON file)")
+    parser.add_argument(
+        "--agent",
+        default=DEFAULT_AGENT,
+        metavar="SPEC",
+        help=f"the evaluating search agent (default {DEFAULT_AGENT})",
+    )
+    parser.add_argument(
+        "--player", type=int, choices=(0, 1), default=None, help="analyse only this player"
+    )
+    parser.add_argument(
+        "--top", type=int, default=10, metavar="N", help="mistakes to list (default 10)"
+    )
+    parser.add_argument(
+        "--mistake",
+        type=float,
+        default=1.0,
+        metavar="POINTS",
+        help="a loss of at least this many points counts as a mistake (default 1)",
+    )
+    parser.add_argument("--seed", default="0", metavar="S", help="search seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--progress", action="store_true", help="show progress on stderr even when not a terminal"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from koikoi.agents import make_agent
+    from koikoi.analysis import analyze_record, format_analysis
+    from koikoi.engine import parse_seed
+    from koikoi.errors import InvalidInputError
+    from koikoi.record import load_record
+
+    if args.top < 1:
+        raise InvalidInputError(f"--top must be 1 or more, not {args.top}")
+    seed = parse_seed(str(args.seed))
+    agent: Any = make_agent(args.agent)
+    record = load_record(args.record)
+    players = (0, 1) if args.player is None else (args.player,)
+    show = args.progress or sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        sys.stderr.write(f"\ranalyze: {done}/{total} actions")
+        sys.stderr.flush()
+
+    analysis = analyze_record(
+        record, agent, seed=seed, players=players, progress=progress if show else None
+    )
+    if show:
+        sys.stderr.write("\n")
+    if args.json:
+        out = analysis.to_dict(args.top)
+        out["record"] = args.record
+        print(json.dumps(out))
+    else:
+        print(f"Record: {args.record}")
+        print(format_analysis(analysis, top=args.top, mistake=args.mistake))
+    return 0
