@@ -317,7 +317,7 @@ def test_rollout_fallback_matches_the_reference_engine() -> None:
     for name in ("nintendo", "wikipedia", "modern-hanafuda", "koikoi-japan"):
         for seed in range(3):
             rnd = Match(get_rules(name), seed=seed, events=False).round
-            for policy in ("random", "greedy"):
+            for policy in ("random", "greedy", "yaku"):
                 ours = rollout_value(rnd, 10, seed, policy)
                 assert ours == k.playouts(rnd, 10, seed, policy, backend="python")
 
@@ -356,7 +356,7 @@ def test_mcts_time_limit_is_kept() -> None:
         ("mcts:time=soon", "time must be a number"),
         ("mcts:iterations=0", "iterations must be 1 or more"),
         ("mcts:rollouts=x", "rollouts must be a whole number"),
-        ("mcts:policy=smart", "allowed greedy, random"),
+        ("mcts:policy=smart", "allowed greedy, yaku, random"),
         ("mcts:backend=gpu", "allowed auto, kernel, python"),
         ("mcts:time=-1", "time must be a positive number"),
         ("heuristic:greed=1", "allowed potential, exposure, margin"),

@@ -20,11 +20,13 @@ from koikoi.agents import register_agent
 from koikoi.arena import (
     ArenaConfig,
     PairResult,
+    decision_latency,
     derive_seed,
     elo_from_score,
     format_report,
     gsprt_llr,
     mean_ci,
+    percentile,
     play_match,
     ratio_ci,
     run_arena,
@@ -362,3 +364,61 @@ def test_doctests() -> None:
     for module in (arena, command):
         failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failures == 0
+
+
+# -------------------------------------------------------------- latency
+
+
+def test_percentile_nearest_rank() -> None:
+    values = [float(v) for v in range(100, 0, -1)]
+    assert percentile(values, 50) == 50.0
+    assert percentile(values, 99) == 99.0
+    assert percentile(values, 100) == 100.0
+    assert percentile([7.0], 99) == 7.0
+    with pytest.raises(InvalidInputError, match="no values"):
+        percentile([], 50)
+
+
+class _Sleepy:
+    """Takes a known time per decision and plays the first legal action."""
+
+    name = "sleepy"
+    time_limit = 0.004
+
+    def act(self, view: PlayerView, rng: random.Random) -> int:
+        import time
+
+        time.sleep(0.004)
+        return view.legal_ids[0]
+
+
+def test_decision_latency_times_real_choices() -> None:
+    register_agent("sleepy-test", lambda params, raw: _Sleepy())
+    result = decision_latency("sleepy-test", SHORT, decisions=25, against="greedy", seed=2)
+    assert result["decisions"] == 25
+    assert result["matches"] >= 1
+    assert 4.0 <= result["p50_ms"] <= result["p90_ms"] <= result["p99_ms"] <= result["max_ms"]
+    assert result["mean_ms"] >= 4.0
+    assert result["budget_ms"] == 4.0
+    assert result["p99_over_budget"] == pytest.approx(result["p99_ms"] / 4.0, rel=1e-3)
+    plain = decision_latency("greedy", SHORT, decisions=10, seed=2)
+    assert "budget_ms" not in plain
+    assert plain["p99_ms"] < 4.0
+    with pytest.raises(InvalidInputError, match="1 or more"):
+        decision_latency("greedy", SHORT, decisions=0)
+
+
+def test_bench_agent_command(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        ["bench", "agent", "greedy", "--against", "random", "--decisions", "12", "--json"]
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert out["decisions"] == 12 and out["spec"] == "greedy" and out["against"] == "random"
+    assert out["command"].startswith("koikoi bench agent greedy --against random")
+    status = main(["bench", "agent", "mcts:time=0.01", "--decisions", "3"])
+    text = capsys.readouterr().out
+    assert status == 0
+    assert "p99" in text and "budget 10 ms" in text
+    assert main(["bench", "agent", "smart"]) == 2
+    assert "unknown agent 'smart'" in capsys.readouterr().err

@@ -444,11 +444,54 @@ def test_greedy_policy_is_greedy(name: str) -> None:
 
 
 @needs_numba
+@pytest.mark.parametrize("name", ["nintendo", "modern-hanafuda", "koikoi-japan", "leaflet"])
+def test_yaku_policy_prefers_yaku_progress(name: str) -> None:
+    """Every kernel ``yaku`` action is a best one by the reference fallback's values.
+
+    Those values are greedy card value plus 15 per yaku point gained (exact, from
+    the scorer of the active rules); some choices must differ from plain greedy.
+    """
+    rules = get_rules(name)
+    differs = 0
+    for i, rnd in enumerate(_positions(rules, 120, 8)):
+        kr = kernel.play_round(rnd, i, "yaku")
+        ref = rnd.clone()
+        for a in kr.actions:
+            ids = ref.legal_ids()
+            if ref.phase is Phase.DECIDE:
+                assert a == STOP_ID
+            else:
+                values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
+                assert values[a] == max(values.values()), (ids, a, values)
+                greedy = {b: kernel._greedy_value(ref.field, b) for b in ids}
+                differs += greedy[a] != max(greedy.values())
+            ref.apply(a)
+        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    assert differs > 0
+
+
+def test_yaku_values_count_the_yaku_a_capture_completes() -> None:
+    """Taking the third Bright (sanko, 5 points) adds 5 x 15 to its card value."""
+    from koikoi.cards import parse_card, parse_cards
+
+    rnd = Match(seed=3, events=False).round
+    p = rnd.current
+    rnd.hands[p] = parse_cards("3L 7P1")
+    rnd.field = parse_cards("3P1 12P1")
+    rnd.piles[p] = parse_cards("1L 8L")
+    ids = rnd.legal_ids()
+    values = dict(zip(ids, kernel._yaku_values(rnd, ids), strict=True))
+    three_l = parse_card("3L")
+    assert values[three_l] == 20 + 1 + kernel.YAKU_WEIGHT * 5  # sanko is 5 under nintendo
+    assert values[parse_card("7P1")] == -1
+
+
+@needs_numba
 def test_playouts_mean_matches_reference_engine() -> None:
     """Kernel and fallback play the same policies: their mean values agree statistically."""
     import numpy as np
 
-    for name, policy in (("nintendo", "random"), ("koikoi-japan", "greedy")):
+    for name, policy in (("nintendo", "random"), ("koikoi-japan", "greedy"), ("leaflet", "yaku")):
         rnd = Match(get_rules(name), seed=21, events=False).round
         k = kernel.playout_values(rnd, 4000, 1, policy)
         p = kernel.playout_values(rnd, 1500, 2, policy, backend="python")

@@ -62,11 +62,13 @@ __all__ = [
     "ArenaResult",
     "MatchResult",
     "PairResult",
+    "decision_latency",
     "derive_seed",
     "elo_from_score",
     "format_report",
     "gsprt_llr",
     "mean_ci",
+    "percentile",
     "plot_running_mean",
     "ratio_ci",
     "run_arena",
@@ -483,6 +485,94 @@ def play_match(
         think_max=(think_max[0], think_max[1]),
     )
     return result, match
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (0..100) of ``values`` by the nearest-rank method.
+
+    >>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50), percentile(list(range(1, 101)), 99)
+    (3.0, 99)
+    """
+    if not values:
+        raise InvalidInputError("percentile of no values")
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def decision_latency(
+    spec: str,
+    rules: Rules,
+    *,
+    decisions: int = 200,
+    against: str = "heuristic",
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Time ``decisions`` real decisions of agent ``spec`` in matches against ``against``.
+
+    The agent takes alternate seats in matches seeded from ``seed``. Only
+    decisions with two or more legal actions are timed (with one, every agent
+    answers at once); one warm-up decision (which loads a compiled kernel) is
+    timed separately as ``first_ms``. Latency is wall-clock time around
+    ``act()``, as a player waiting for the move sees it.
+
+    Returns:
+        ``spec``, ``against``, ``rules``, ``decisions``, ``mean_ms``,
+        ``p50_ms``, ``p90_ms``, ``p99_ms``, ``max_ms``, ``first_ms``, and for an
+        agent with a ``time_limit``: ``budget_ms`` and ``p99_over_budget``.
+    """
+    if decisions < 1:
+        raise InvalidInputError(f"decisions must be 1 or more, not {decisions}")
+    agent = make_agent(spec)
+    opponent = make_agent(against)
+    times: list[float] = []
+    first: float | None = None
+    game = 0
+    try:
+        while len(times) < decisions:
+            match = Match(rules, seed=derive_seed(seed, "latency", game), events=False)
+            mine = game % 2
+            rng = random.Random(derive_seed(seed, "latency-agent", game))
+            other_rng = random.Random(derive_seed(seed, "latency-opponent", game))
+            while not match.is_over and len(times) < decisions:
+                seat = match.current
+                view = view_of(match, seat, with_history=False)
+                if seat != mine:
+                    match.apply_id(opponent.act(view, other_rng))
+                    continue
+                t0 = time.perf_counter()
+                action = agent.act(view, rng)
+                dt = time.perf_counter() - t0
+                if action not in view.legal_ids:
+                    raise InvalidInputError(f"{spec}: illegal action {action!r}")
+                if len(view.legal_ids) > 1:
+                    if first is None:
+                        first = dt
+                    else:
+                        times.append(dt)
+                match.apply_id(action)
+            game += 1
+    finally:
+        _close(agent)
+        _close(opponent)
+    result: dict[str, Any] = {
+        "spec": spec,
+        "against": against,
+        "rules": rules.name,
+        "decisions": len(times),
+        "matches": game,
+        "mean_ms": round(1000 * statistics.fmean(times), 3),
+        "p50_ms": round(1000 * percentile(times, 50), 3),
+        "p90_ms": round(1000 * percentile(times, 90), 3),
+        "p99_ms": round(1000 * percentile(times, 99), 3),
+        "max_ms": round(1000 * max(times), 3),
+        "first_ms": round(1000 * (first or 0.0), 3),
+    }
+    budget = getattr(agent, "time_limit", None)
+    if isinstance(budget, int | float) and budget > 0:
+        result["budget_ms"] = round(1000 * budget, 3)
+        result["p99_over_budget"] = round(percentile(times, 99) / budget, 4)
+    return result
 
 
 def _save_record(job: _Job, result: MatchResult, match: Match) -> str | None:

@@ -174,6 +174,9 @@ REASON_OYA_KEN: Final = 6
 
 POLICY_RANDOM: Final = 0
 POLICY_GREEDY: Final = 1
+POLICY_YAKU: Final = 2
+YAKU_WEIGHT: Final = 15
+"""The ``yaku`` policy's worth of one yaku point, on the greedy card-value scale."""
 
 # Action ids (koikoi.actions).
 PLAY_TARGET_BASE: Final = 48
@@ -841,19 +844,54 @@ def greedy_value(field: int, action: int) -> int:
     return int(total)
 
 
-@_jit("int64(int64[::1], int64[::1], int64, uint64[::1], int64)")
-def choose_action(state: Int64Array, buf: Int64Array, n: int, rng: UInt64Array, policy: int) -> int:
-    """One of the ``n`` legal actions in ``buf``: uniform, or greedy (ties uniform)."""
+@_jit("int64(int64, int64, int64)")
+def captured_by(field: int, drawn: int, action: int) -> int:
+    """The cards an action puts in the player's pile (0: none); wild lightning ignored."""
+    if action >= KOIKOI_ID or action < 0:
+        return 0
+    if action >= TAKE_BASE:
+        return (1 << drawn) | (1 << (action - TAKE_BASE))
+    if action >= DISCARD_BASE:
+        return 0
+    if action >= PLAY_TARGET_BASE:
+        rel = action - PLAY_TARGET_BASE
+        return (1 << (rel // 48)) | (1 << (rel % 48))
+    month_cards = field & month_mask(action)
+    if month_cards == 0:
+        return 0
+    return month_cards | (1 << action)
+
+
+@_jit("int64(int64[::1], int64[::1], int64[::1], int64, uint64[::1], int64)")
+def choose_action(
+    state: Int64Array, rules: Int64Array, buf: Int64Array, n: int, rng: UInt64Array, policy: int
+) -> int:
+    """One of the ``n`` legal actions in ``buf``: uniform, greedy or yaku (ties uniform).
+
+    ``yaku`` adds :data:`YAKU_WEIGHT` per point the capture adds to the player's
+    yaku total to the greedy card value.
+    """
     if policy == POLICY_RANDOM or n == 1:
         return int(buf[rand_below(rng, n)])
     if state[S_PHASE] == PHASE_DECIDE:
         return STOP_ID
     field = state[S_FIELD]
+    p = state[S_CURRENT]
+    pile = state[S_PILE0 + p]
+    called = state[S_CALLS0 + p] > 0
+    now = 0
+    if policy == POLICY_YAKU:
+        now = yaku_total(pile, state[S_MONTH], called, rules, buf)
     best = -(1 << 30)
     ties = 0
     for i in range(n):
         a = buf[BUF_ACTIONS + i]
         v = greedy_value(field, a)
+        if policy == POLICY_YAKU:
+            got = captured_by(field, state[S_DRAWN], a)
+            if got != 0:
+                gain = yaku_total(pile | got, state[S_MONTH], called, rules, buf) - now
+                v += YAKU_WEIGHT * gain
         if v > best:
             best = v
             ties = 0
@@ -884,7 +922,7 @@ def play_out(
         if n == 0:
             state[S_ERROR] = 1
             break
-        a = choose_action(state, buf, n, rng, policy)
+        a = choose_action(state, rules, buf, n, rng, policy)
         if count < room:
             record[count] = a
         count += 1

@@ -20,6 +20,9 @@ Policies (for both players):
 * ``"greedy"``: the action capturing the most card value (Bright 20, Animal 10,
   Ribbon 5, Plain 1), as :class:`~koikoi.agents.base.GreedyAgent`; ties at
   random; always stops.
+* ``"yaku"``: greedy, plus 15 per point the capture adds to the player's yaku
+  total under the active rules (so it completes and extends yaku first); ties
+  at random; always stops.
 
 >>> from koikoi.engine import Match
 >>> rnd = Match(seed=5, events=False).round
@@ -66,7 +69,7 @@ __all__ = [
     "yaku_total",
 ]
 
-POLICIES: Final[tuple[str, ...]] = ("random", "greedy")
+POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku")
 """The rollout policies."""
 
 REASONS: Final[tuple[str, ...]] = (
@@ -364,25 +367,65 @@ def _greedy_value(field: int, action_id: int) -> int:
     return card_value(action_id) + sum(card_value(c) for c in range(48) if month_cards >> c & 1)
 
 
-def _python_choice(rnd: Round, ids: list[int], rng: random.Random, greedy: bool) -> int:
-    if not greedy or len(ids) == 1:
+YAKU_WEIGHT: Final = 15
+"""The ``yaku`` policy's worth of one yaku point, on the greedy card-value scale."""
+
+
+def _captured_by(rnd: Round, action_id: int) -> int:
+    """The cards an action puts in the acting player's pile (0: none); wild lightning ignored."""
+    from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
+
+    if action_id >= KOIKOI_ID:
+        return 0
+    if action_id >= TAKE_BASE:
+        return (1 << rnd.drawn) | (1 << (action_id - TAKE_BASE))
+    if action_id >= DISCARD_BASE:
+        return 0
+    if action_id >= PLAY_TARGET_BASE:
+        c, t = divmod(action_id - PLAY_TARGET_BASE, 48)
+        return (1 << c) | (1 << t)
+    month_cards = rnd.field & MONTH_MASKS[action_id // 4]
+    return month_cards | (1 << action_id) if month_cards else 0
+
+
+def _yaku_values(rnd: Round, ids: list[int]) -> list[int]:
+    """The ``yaku`` policy's values: greedy card value plus YAKU_WEIGHT per yaku point gained."""
+    p = rnd.current
+    pile = rnd.piles[p]
+    called = rnd.koikoi_calls[p] > 0
+    total = rnd.scorer.total
+    now = total(pile, rnd.month, called)
+    values = []
+    for a in ids:
+        v = _greedy_value(rnd.field, a)
+        got = _captured_by(rnd, a)
+        if got:
+            v += YAKU_WEIGHT * (total(pile | got, rnd.month, called) - now)
+        values.append(v)
+    return values
+
+
+def _python_choice(rnd: Round, ids: list[int], rng: random.Random, code: int) -> int:
+    """The rollout policy ``POLICIES[code]`` on the reference engine (the kernel's choices)."""
+    if code == 0 or len(ids) == 1:
         return ids[int(rng.random() * len(ids))]
     if KOIKOI_ID in ids:
         return STOP_ID
-    values = [_greedy_value(rnd.field, a) for a in ids]
+    field = rnd.field
+    values = _yaku_values(rnd, ids) if code == 2 else [_greedy_value(field, a) for a in ids]
     best = max(values)
     ties = [a for a, v in zip(ids, values, strict=True) if v == best]
     return ties[int(rng.random() * len(ties))]
 
 
-def _python_play(rnd: Round, rng: random.Random, greedy: bool) -> list[int]:
+def _python_play(rnd: Round, rng: random.Random, code: int) -> list[int]:
     """Play ``rnd`` (in place) to its settlement with the reference engine."""
     actions: list[int] = []
     while rnd.phase is not Phase.OVER:
         ids = rnd.legal_ids()
         if not ids:
             raise RuntimeError("a live round with no legal action")
-        a = _python_choice(rnd, ids, rng, greedy)
+        a = _python_choice(rnd, ids, rng, code)
         actions.append(a)
         rnd.apply_id(a)
     return actions
@@ -400,7 +443,7 @@ def playout_values(
         rnd: the round to play from (any phase; an over round gives its own value).
         n: how many playouts.
         seed: seeds the rollout policy's random choices.
-        policy: ``"random"`` or ``"greedy"``, for both players.
+        policy: ``"random"``, ``"greedy"`` or ``"yaku"``, for both players.
         backend: ``"auto"`` (the kernel when available), ``"kernel"`` or ``"python"``.
     """
     import numpy as np
@@ -413,7 +456,7 @@ def playout_values(
         values = []
         for _ in range(n):
             copy = rnd.clone()
-            _python_play(copy, rng, code == 1)
+            _python_play(copy, rng, code)
             values.append(_round_value(copy))
         return np.array(values, dtype=np.int64)
     impl = _impl()
@@ -440,7 +483,7 @@ def playouts(
         total = 0
         for _ in range(n):
             copy = rnd.clone()
-            _python_play(copy, rng, code == 1)
+            _python_play(copy, rng, code)
             total += _round_value(copy)
         return total / n
     return float(playout_values(rnd, n, seed, policy, backend="kernel").mean())
@@ -490,7 +533,7 @@ def play_round(
     code = _policy_code(policy)
     if not _use_kernel(backend):
         copy = rnd.clone()
-        actions = _python_play(copy, random.Random(seed), code == 1)
+        actions = _python_play(copy, random.Random(seed), code)
         return _outcome_of_round(copy, actions)
     import numpy as np
 
@@ -557,7 +600,7 @@ def benchmark(
     if seconds <= 0:
         raise InvalidInputError(f"seconds must be positive, not {seconds}")
     if not _use_kernel(backend):
-        return _python_benchmark(seconds, rules, seed, code == 1, policy)
+        return _python_benchmark(seconds, rules, seed, code, policy)
     impl = _impl()
     arr = _rules_array(rules)
     rng = _rng_state(seed)
@@ -592,7 +635,7 @@ def _bench_result(
 
 
 def _python_benchmark(
-    seconds: float, rules: Rules, seed: int, greedy: bool, policy: str
+    seconds: float, rules: Rules, seed: int, code: int, policy: str
 ) -> dict[str, Any]:
     from koikoi.scoring import Scorer
 
@@ -619,7 +662,7 @@ def _python_benchmark(
             scorer=scorer,
             events=False,
         )
-        _python_play(rnd, rng, greedy)
+        _python_play(rnd, rng, code)
         rounds += 1
         elapsed = time.perf_counter() - t0
     return _bench_result(rules, policy, "python", rounds, elapsed, time.process_time() - c0)

@@ -55,7 +55,7 @@ from koikoi.views import PlayerView, determinize
 
 __all__ = ["POLICIES", "MCTSAgent", "from_spec", "rollout_value"]
 
-POLICIES: Final[tuple[str, ...]] = ("greedy", "random")
+POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "random")
 BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
 DEFAULT_TIME: Final = 1.0
 DEFAULT_ROLLOUTS: Final = 4
@@ -126,6 +126,10 @@ def rollout_value(rnd: Round, n: int, seed: int, policy: str = "greedy") -> floa
     """
     if policy not in POLICIES:
         raise InvalidInputError(f"unknown rollout policy {policy!r}: allowed {', '.join(POLICIES)}")
+    if policy == "yaku":
+        from koikoi.agents.kernel import playouts
+
+        return playouts(rnd, n, seed, policy, backend="python") if n else 0.0
     rng = random.Random(seed)
     greedy = policy == "greedy"
     total = 0

@@ -26,7 +26,7 @@ def register(subparsers: Any) -> None:
         description=(
             "Play agent A against agent B over many matches. By default each deal is played "
             "twice with the seats swapped (duplicate deals), so luck cancels. Reports match "
-            "wins with a 95%% interval, net points per round paired by deal, the Elo "
+            "wins with a 95% interval, net points per round paired by deal, the Elo "
             "difference, koi-koi calls and their success, and yaku frequencies."
         ),
         epilog=(

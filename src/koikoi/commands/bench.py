@@ -1,9 +1,12 @@
-"""``koikoi bench``: throughput of the engine and of the compiled playout kernel.
+"""``koikoi bench``: throughput of the engine and the kernel, latency of an agent.
 
 * ``koikoi bench engine`` — random play through the engine's public step API
   (see :mod:`koikoi.bench`); rounds/s is the median of ``--repeat`` runs.
 * ``koikoi bench kernel`` — random rounds in the compiled kernel
   (:func:`koikoi.agents.kernel.benchmark`, needs ``koikoi[fast]``).
+* ``koikoi bench agent SPEC`` — decision latency of an agent (mean, p50, p90,
+  p99, max) over real decisions against an opponent
+  (:func:`koikoi.arena.decision_latency`).
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ KERNEL_MISSING = "the compiled kernel is not available: install koikoi[fast]"
 
 
 def register(subparsers: Any) -> None:
-    """Add ``koikoi bench engine`` and ``koikoi bench kernel``."""
+    """Add ``koikoi bench engine``, ``koikoi bench kernel`` and ``koikoi bench agent``."""
     parser = subparsers.add_parser(
         "bench",
-        help="measure the engine's and the kernel's random-play throughput",
-        description="Measure random-play throughput (single process).",
+        help="measure the engine's and the kernel's throughput, or an agent's latency",
+        description=(
+            "Measure random-play throughput of the engine or the kernel, or the decision "
+            "latency of an agent (single process)."
+        ),
     )
     parser.set_defaults(func=run, bench_command=None, _bench_parser=parser)
     sub = parser.add_subparsers(dest="bench_command", metavar="SUBCOMMAND")
@@ -59,9 +65,31 @@ def register(subparsers: Any) -> None:
     kernel.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
     kernel.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
     kernel.add_argument(
-        "--policy", default="random", help="rollout policy: random or greedy (default random)"
+        "--policy",
+        default="random",
+        help="rollout policy: random, greedy or yaku (default random)",
     )
     kernel.add_argument("--json", action="store_true", help="print the result as JSON")
+    agent = sub.add_parser(
+        "agent",
+        help="decision latency of an agent (mean, p50, p90, p99, max)",
+        description=(
+            "Time an agent's decisions (those with two or more legal actions) in matches "
+            "against another agent, one process. For an agent with a time budget "
+            "(mcts:time=T) it reports p99 / T. One warm-up decision, which loads the "
+            "compiled kernel, is reported apart."
+        ),
+    )
+    agent.add_argument("spec", metavar="SPEC", help="agent spec, e.g. mcts:time=0.5")
+    agent.add_argument(
+        "--against", default="heuristic", metavar="SPEC", help="opponent (default heuristic)"
+    )
+    agent.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
+    agent.add_argument(
+        "--decisions", type=int, default=200, metavar="N", help="decisions to time (default 200)"
+    )
+    agent.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    agent.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         return _engine(args)
     if args.bench_command == "kernel":
         return _kernel(args)
+    if args.bench_command == "agent":
+        return _agent(args)
     args._bench_parser.print_help()
     return 2
 
@@ -164,4 +194,41 @@ def _kernel(args: argparse.Namespace) -> int:
     print(f"rounds/s: {result['rounds_per_s']:,.0f}")
     if "rounds" in result and "seconds" in result:
         print(f"played: {result['rounds']} rounds in {result['seconds']:.2f} s")
+    return 0
+
+
+def _agent(args: argparse.Namespace) -> int:
+    from koikoi.agents.base import make_agent
+    from koikoi.arena import decision_latency
+    from koikoi.rules import load_rules
+
+    rules = load_rules(args.rules)
+    make_agent(args.spec)  # a bad spec fails here, before any match
+    make_agent(args.against)
+    result = decision_latency(
+        args.spec, rules, decisions=args.decisions, against=args.against, seed=args.seed
+    )
+    command = (
+        f"koikoi bench agent {args.spec} --against {args.against} --rules {args.rules} "
+        f"--decisions {args.decisions} --seed {args.seed}"
+    )
+    if args.json:
+        print(json.dumps({**result, "command": command}))
+        return 0
+    print(f"command: {command}")
+    print(
+        f"{result['decisions']} decisions of {result['spec']} against {result['against']}, "
+        f"rules {result['rules']}, {result['matches']} matches"
+    )
+    print(
+        f"latency ms: mean {result['mean_ms']:.1f}, p50 {result['p50_ms']:.1f}, "
+        f"p90 {result['p90_ms']:.1f}, p99 {result['p99_ms']:.1f}, max {result['max_ms']:.1f}"
+    )
+    print(f"first decision (warm-up, loads the kernel): {result['first_ms']:.1f} ms")
+    if "budget_ms" in result:
+        over = 100 * (result["p99_over_budget"] - 1)
+        print(
+            f"budget {result['budget_ms']:.0f} ms: p99 is {result['p99_over_budget']:.3f} x "
+            f"the budget ({over:+.1f}%)"
+        )
     return 0
