@@ -9,6 +9,7 @@ and denial, the search's values, the pure-Python rollout fallback, spec errors.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import statistics
 import time
@@ -18,7 +19,7 @@ import pytest
 from koikoi.actions import KOIKOI_ID, STOP_ID, parse_action
 from koikoi.agents import make_agent
 from koikoi.agents.heuristic import HeuristicAgent, targets_for
-from koikoi.agents.mcts import MCTSAgent, rollout_value
+from koikoi.agents.mcts import MatchUtility, MCTSAgent, rollout_value
 from koikoi.arena import ArenaConfig, run_arena
 from koikoi.cards import FULL_DECK, card_list, parse_cards
 from koikoi.engine import Match, Phase, Round
@@ -301,6 +302,53 @@ def test_mcts_values_a_stop_exactly_and_stops_when_nothing_is_left() -> None:
     assert values[STOP_ID] == 5.0
     assert values[KOIKOI_ID] <= 0.0  # no card left to improve with; exhausted rounds score 0
     assert agent.act(view, random.Random(0)) == STOP_ID
+
+
+def _last_round(view: PlayerView, scores: tuple[int, int]) -> PlayerView:
+    return dataclasses.replace(view, round_number=view.rounds, match_scores=scores)
+
+
+def test_mcts_match_objective_plays_for_the_match_in_the_last_round() -> None:
+    """Sanko (5) in hand, last round: the match objective decides by the score.
+
+    Behind by 8 against a dangerous opponent, stopping loses the match for sure,
+    so it calls koi-koi (the round objective stops: koi-koi loses points on
+    average). Ahead with no threat, stopping wins the match, so it stops (the
+    round objective calls: koi-koi gains points on average).
+    """
+    threat = _last_round(_decide_view("opponent_x2", "6R 9R 6A 7A"), (0, 8))
+    safe = _last_round(_decide_view("opponent_x2", ""), (3, 0))
+    for view, match_choice, round_choice in (
+        (threat, KOIKOI_ID, STOP_ID),
+        (safe, STOP_ID, KOIKOI_ID),
+    ):
+        by_match = MCTSAgent(iterations=300)
+        by_round = MCTSAgent(iterations=300, objective="round")
+        assert by_match.act(view, random.Random(0)) == match_choice
+        assert by_round.act(view, random.Random(0)) == round_choice
+        # evaluate() reports round points under either objective
+        assert by_match.evaluate(view, random.Random(0))[STOP_ID] == 5.0
+
+
+def test_match_utility() -> None:
+    last = MatchUtility(lead=-4, rounds_left=0, sigma=6.0, transfer=False, own=0, other=4)
+    assert last(3) < 0.03 and last(4) == 0.5 and last(5) > 0.97  # a step, smoothed
+    early = MatchUtility(lead=0, rounds_left=9, sigma=6.0, transfer=False, own=0, other=0)
+    values = [early(d) for d in range(-20, 21, 5)]
+    assert values == sorted(values) and early(0) == 0.5
+    assert 0.6 < early(5) < 0.65  # Φ(5 / 18)
+    bust = MatchUtility(lead=-20, rounds_left=5, sigma=6.0, transfer=True, own=5, other=25)
+    assert bust(-5) == 0.0 and bust(-4) > 0.0  # paying 5 of 5 points busts
+    assert MatchUtility(lead=20, rounds_left=5, sigma=6.0, transfer=True, own=25, other=5)(5) == 1.0
+
+
+def test_mcts_objective_spec() -> None:
+    assert make_agent("mcts:iterations=5,objective=round").name == (
+        "mcts:iterations=5,objective=round"
+    )
+    assert make_agent("mcts:iterations=5").name == "mcts:iterations=5"
+    with pytest.raises(InvalidInputError, match="allowed match, round"):
+        make_agent("mcts:objective=points")
 
 
 def test_mcts_takes_an_obvious_capture() -> None:

@@ -22,6 +22,7 @@ Every step mirrors :class:`koikoi.engine.Round` and every yaku total mirrors
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 
@@ -1026,3 +1027,107 @@ def yaku_totals(
     buf = np.zeros(BUF_SIZE, dtype=np.int64)
     for i in range(piles.shape[0]):
         out[i] = yaku_total(piles[i], month, called, rules, buf)
+
+
+# -------------------------------------------------------------------- search
+
+U_ENABLED: Final = 0
+U_LEAD: Final = 1
+U_K: Final = 2
+U_SCALE: Final = 3
+U_TRANSFER: Final = 4
+U_OWN: Final = 5
+U_OTHER: Final = 6
+UTILITY_SIZE: Final = 7
+
+
+@_jit("float64(float64, float64[::1])")
+def utility(v: float, util: npt.NDArray[np.float64]) -> float:
+    """koikoi.agents.mcts.MatchUtility of a net round result ``v`` (``v`` itself when off)."""
+    if util[U_ENABLED] == 0.0:
+        return v
+    if util[U_TRANSFER] != 0.0:
+        if util[U_OWN] + v <= 0.0:
+            return 0.0
+        if util[U_OTHER] - v <= 0.0:
+            return 1.0
+    return 0.5 * (1.0 + math.erf((util[U_LEAD] + util[U_K] * v) / util[U_SCALE]))
+
+
+@_jit(
+    "int64(int64[::1], int8[::1], int64[::1], int64[::1], int64, int64, uint64[::1], int64,"
+    " float64[::1], float64[:, ::1])"
+)
+def search_batch(
+    state0: Int64Array,
+    stock0: Int8Array,
+    rules: Int64Array,
+    actions: Int64Array,
+    player: int,
+    rollouts: int,
+    rng: UInt64Array,
+    policy: int,
+    util: npt.NDArray[np.float64],
+    out: npt.NDArray[np.float64],
+) -> int:
+    """Determinized evaluation of ``actions`` for ``player``, ``out.shape[0]`` iterations.
+
+    Each iteration re-deals the cards ``player`` cannot see (the opponent's hand
+    and the stock of ``state0``, taken as a set in card order, so the result does
+    not depend on how ``state0`` dealt them): the opponent gets as many as they
+    hold, the rest is the stock, uniformly shuffled. Then every action is applied
+    to a copy and played out ``rollouts`` times, all actions with the same
+    rollout random numbers; ``out[i, j]`` is the mean of :func:`utility` of the
+    net result for ``player``. Returns the number of playouts that hit an error.
+    """
+    opp = 1 - player
+    sign = 1 if player == 0 else -1
+    hidden = state0[S_HAND0 + opp]
+    nstock = state0[S_NSTOCK]
+    for i in range(nstock):
+        hidden |= 1 << int(stock0[i])
+    pool = np.empty(popcount(hidden), dtype=np.int8)
+    m = hidden
+    n = 0
+    while m != 0:
+        pool[n] = ctz(m)
+        n += 1
+        m &= m - 1
+    nopp = popcount(state0[S_HAND0 + opp])
+    base = np.empty_like(state0)
+    base_stock = np.zeros_like(stock0)
+    st = np.empty_like(state0)
+    sk = np.empty_like(stock0)
+    st2 = np.empty_like(state0)
+    sk2 = np.empty_like(stock0)
+    buf = np.zeros(BUF_SIZE, dtype=np.int64)
+    record = np.empty(0, dtype=np.int64)
+    roll = np.zeros(1, dtype=np.uint64)
+    errors = 0
+    for it in range(out.shape[0]):
+        shuffle(pool, rng)
+        hand = 0
+        for i in range(nopp):
+            hand |= 1 << int(pool[i])
+        for i in range(nstock):
+            base_stock[i] = pool[nopp + i]
+        base[:] = state0
+        base[S_HAND0 + opp] = hand
+        seed = rng_next(rng) | np.uint64(1)
+        for j in range(actions.shape[0]):
+            st[:] = base
+            sk[:] = base_stock
+            apply_action(st, sk, rules, buf, actions[j])
+            if st[S_PHASE] == PHASE_OVER:
+                out[it, j] = utility(float(sign * signed_value(st)), util)
+                continue
+            roll[0] = seed
+            acc = 0.0
+            for _ in range(rollouts):
+                st2[:] = st
+                sk2[:] = sk
+                play_out(st2, sk2, rules, buf, roll, policy, record)
+                errors += st2[S_ERROR]
+                acc += utility(float(sign * signed_value(st2)), util)
+            out[it, j] = acc / rollouts
+    return errors

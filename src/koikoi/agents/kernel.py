@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = [
     "POLICIES",
     "REASONS",
+    "BatchSearch",
     "KernelRound",
     "KernelState",
     "available",
@@ -66,6 +67,7 @@ __all__ = [
     "play_round",
     "playout_values",
     "playouts",
+    "python_values",
     "yaku_total",
 ]
 
@@ -431,6 +433,21 @@ def _python_play(rnd: Round, rng: random.Random, code: int) -> list[int]:
     return actions
 
 
+def python_values(rnd: Round, n: int, seed: int, policy: str = "random") -> list[int]:
+    """The value for player 0 of each of ``n`` playouts on the reference engine (no numpy).
+
+    The same values as ``playout_values(..., backend="python")``, as a list.
+    """
+    code = _policy_code(policy)
+    rng = random.Random(seed)
+    values = []
+    for _ in range(n):
+        copy = rnd.clone()
+        _python_play(copy, rng, code)
+        values.append(_round_value(copy))
+    return values
+
+
 def playout_values(
     rnd: Round, n: int, seed: int, policy: str = "random", *, backend: str = "auto"
 ) -> npt.NDArray[np.int64]:
@@ -452,13 +469,7 @@ def playout_values(
     if n < 0:
         raise InvalidInputError(f"the number of playouts must be 0 or more, not {n}")
     if not _use_kernel(backend):
-        rng = random.Random(seed)
-        values = []
-        for _ in range(n):
-            copy = rnd.clone()
-            _python_play(copy, rng, code)
-            values.append(_round_value(copy))
-        return np.array(values, dtype=np.int64)
+        return np.array(python_values(rnd, n, seed, policy), dtype=np.int64)
     impl = _impl()
     st = encode_round(rnd)
     out = np.zeros(n, dtype=np.int64)
@@ -475,18 +486,88 @@ def playouts(
 
     Needs neither numba nor numpy with ``backend="python"`` (or when they are missing).
     """
-    code = _policy_code(policy)
+    _policy_code(policy)
     if n <= 0:
         raise InvalidInputError(f"the number of playouts must be 1 or more, not {n}")
     if not _use_kernel(backend):
-        rng = random.Random(seed)
-        total = 0
-        for _ in range(n):
-            copy = rnd.clone()
-            _python_play(copy, rng, code)
-            total += _round_value(copy)
-        return total / n
+        return sum(python_values(rnd, n, seed, policy)) / n
     return float(playout_values(rnd, n, seed, policy, backend="kernel").mean())
+
+
+class BatchSearch:
+    """Determinized evaluation of the actions of one position, many iterations per call.
+
+    The position is any determinization of the searching player's view; the
+    kernel re-deals the cards that player cannot see (the opponent's hand and
+    the stock, as a set) at every iteration, so the result does not depend on
+    the hidden cards of ``rnd``. See ``_kernel_impl.search_batch``.
+
+    Args:
+        rnd: the position, with ``player`` to act.
+        player: the searching player.
+        seed: seeds the re-deals and the rollouts.
+        policy: the rollout policy for both players.
+        rollouts: playouts per action and iteration.
+        utility: the match utility's kernel parameters
+            (:meth:`koikoi.agents.mcts.MatchUtility.kernel_params`), or None for
+            plain net round points.
+    """
+
+    def __init__(
+        self,
+        rnd: Round,
+        player: int,
+        seed: int,
+        *,
+        policy: str = "greedy",
+        rollouts: int = 4,
+        utility: tuple[float, ...] | None = None,
+    ) -> None:
+        impl = _impl()
+        if impl is None:
+            raise InvalidInputError("BatchSearch needs numba and numpy: pip install 'koikoi[fast]'")
+        if rollouts < 1:
+            raise InvalidInputError(f"rollouts must be 1 or more, not {rollouts}")
+        import numpy as np
+
+        self._impl = impl
+        st = encode_round(rnd)
+        self._state, self._stock = st.state, st.stock
+        self._rules = _rules_array(rnd.rules)
+        self._rng = _rng_state(seed)
+        self._code = _policy_code(policy)
+        self._player = player
+        self._rollouts = rollouts
+        params = np.zeros(impl.UTILITY_SIZE, dtype=np.float64)
+        if utility is not None:
+            if len(utility) != impl.UTILITY_SIZE - 1:
+                raise InvalidInputError(
+                    f"utility needs {impl.UTILITY_SIZE - 1} parameters, not {len(utility)}"
+                )
+            params[0] = 1.0
+            params[1:] = utility
+        self._util = params
+
+    def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
+        """``iterations`` more iterations: a matrix of values, one row each, a column per action."""
+        import numpy as np
+
+        out = np.empty((iterations, len(actions)), dtype=np.float64)
+        errors = self._impl.search_batch(
+            self._state,
+            self._stock,
+            self._rules,
+            np.array(actions, dtype=np.int64),
+            self._player,
+            self._rollouts,
+            self._rng,
+            self._code,
+            self._util,
+            out,
+        )
+        if errors:
+            raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+        return out
 
 
 class KernelRound(NamedTuple):

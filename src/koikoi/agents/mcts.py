@@ -41,73 +41,46 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
-from koikoi.agents.base import card_value
-from koikoi.cards import MONTH_MASKS
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.rules import Rules
 from koikoi.scoring import Scorer
 from koikoi.views import PlayerView, determinize
 
-__all__ = ["POLICIES", "MCTSAgent", "from_spec", "rollout_value"]
+__all__ = [
+    "OBJECTIVES",
+    "POLICIES",
+    "MCTSAgent",
+    "MatchUtility",
+    "from_spec",
+    "rollout_value",
+    "rollout_values",
+]
 
 POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "random")
 BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
+OBJECTIVES: Final[tuple[str, ...]] = ("match", "round")
+CALIBRATION_ROUNDS: Final = 400
+"""Rounds played (from fresh deals) to measure a rule set's spread of round results."""
 DEFAULT_TIME: Final = 1.0
 DEFAULT_ROLLOUTS: Final = 4
 PRUNE_AFTER: Final = 16
 """Iterations before an action may be pruned."""
 PRUNE_Z: Final = 3.0
 """An action is pruned when its paired difference to the leader is below 0 by this many SEs."""
-_CARD_MONTH: Final[tuple[int, ...]] = tuple(MONTH_MASKS[c // 4] for c in range(48))
-_VALUE: Final[tuple[int, ...]] = tuple(card_value(c) for c in range(48))
+BATCH: Final = 16
+"""Iterations per kernel call (the pruning test runs between calls)."""
+BATCH_SHARE: Final = 0.01
+"""Under a time budget, a kernel call takes at most this share of it."""
 
 Playouts = Callable[[Round, int, int, str], float]
+Values = Callable[[Round, int, int, str], "Sequence[int]"]
 
 
 # ------------------------------------------------------------ pure Python
-
-
-def _greedy_choice(rnd: Round, ids: list[int], rng: random.Random) -> int:
-    """The greedy rollout policy: most captured card value, stop at once, ties at random.
-
-    The same policy, drawing the same random numbers, as the kernel's reference
-    engine fallback (and :class:`~koikoi.agents.base.GreedyAgent`'s values).
-    """
-    if len(ids) == 1:
-        return ids[int(rng.random())]
-    if KOIKOI_ID in ids:
-        return STOP_ID
-    field = rnd.field
-    best: list[int] = []
-    best_value = -(10**9)
-    for a in ids:
-        if a >= TAKE_BASE:
-            v = _VALUE[a - TAKE_BASE]
-        elif a >= DISCARD_BASE:  # lay a matching card without capturing
-            v = 0
-        elif a >= PLAY_TARGET_BASE:
-            c, t = divmod(a - PLAY_TARGET_BASE, 48)
-            v = _VALUE[c] + _VALUE[t]
-        else:
-            m = field & _CARD_MONTH[a]
-            if m:
-                v = _VALUE[a]
-                while m:
-                    low = m & -m
-                    v += _VALUE[low.bit_length() - 1]
-                    m ^= low
-            else:
-                v = -1  # as GreedyAgent: laying any card is worth the same
-        if v > best_value:
-            best, best_value = [a], v
-        elif v == best_value:
-            best.append(a)
-    return best[int(rng.random() * len(best))]
 
 
 def _value_for_player0(rnd: Round) -> int:
@@ -117,29 +90,91 @@ def _value_for_player0(rnd: Round) -> int:
     return s.points if s.winner == 0 else -s.points
 
 
-def rollout_value(rnd: Round, n: int, seed: int, policy: str = "greedy") -> float:
-    """Mean value for player 0 of ``n`` pure-Python playouts of ``rnd`` (not changed).
+def rollout_values(rnd: Round, n: int, seed: int, policy: str = "greedy") -> list[int]:
+    """The value for player 0 of each of ``n`` pure-Python playouts of ``rnd`` (not changed).
 
     The value of one playout is the settlement's points if player 0 wins the
-    round, minus the points if player 1 wins, 0 if nobody scores; the same as
-    :func:`koikoi.agents.kernel.playouts`, without numba.
+    round, minus the points if player 1 wins, 0 if nobody scores; the same
+    policies as :func:`koikoi.agents.kernel.playouts`, without numba or numpy.
     """
     if policy not in POLICIES:
         raise InvalidInputError(f"unknown rollout policy {policy!r}: allowed {', '.join(POLICIES)}")
-    if policy == "yaku":
-        from koikoi.agents.kernel import playouts
+    from koikoi.agents.kernel import python_values
 
-        return playouts(rnd, n, seed, policy, backend="python") if n else 0.0
-    rng = random.Random(seed)
-    greedy = policy == "greedy"
-    total = 0
-    for _ in range(n):
-        r = rnd.clone()
-        while r.phase is not Phase.OVER:
-            ids = r.legal_ids()
-            r.apply_id(_greedy_choice(r, ids, rng) if greedy else ids[int(rng.random() * len(ids))])
-        total += _value_for_player0(r)
-    return total / n if n else 0.0
+    return python_values(rnd, n, seed, policy)
+
+
+def rollout_value(rnd: Round, n: int, seed: int, policy: str = "greedy") -> float:
+    """The mean of :func:`rollout_values` (0.0 for no playout)."""
+    values = rollout_values(rnd, n, seed, policy)
+    return sum(values) / n if n else 0.0
+
+
+def _kernel_values() -> Values | None:
+    """The compiled kernel's per-playout values when it can be used, else None."""
+    try:
+        from koikoi.agents import kernel
+    except ImportError:  # pragma: no cover - the kernel module ships with the package
+        return None
+    if not kernel.available():
+        return None
+
+    def values(rnd: Round, n: int, seed: int, policy: str) -> Sequence[int]:
+        out: list[int] = kernel.playout_values(rnd, n, seed, policy, backend="kernel").tolist()
+        return out
+
+    return values
+
+
+class MatchUtility:
+    """The chance of winning the match after a round that ends with net result ``d``.
+
+    ``d`` is the points the player wins minus the points the opponent wins this
+    round. The match lead after it is ``lead + k * d`` (``k`` is 2 when points
+    are transferred, ``game.start_points > 0``, else 1); the rounds still to
+    play after this one add a normal spread of ``k * sigma * sqrt(rounds_left)``,
+    where ``sigma`` is the standard deviation of a round's result under the
+    active rules (measured, see :meth:`MCTSAgent._sigma`). In the last round the
+    utility is a step (win 1, tie 1/2, loss 0), smoothed over half a point.
+    Under transferred points a player whose score would fall to 0 or below has
+    lost (busted) and one who busts the opponent has won.
+
+    >>> u = MatchUtility(lead=0, rounds_left=0, sigma=6.0, transfer=False, own=0, other=0)
+    >>> u(3) > 0.99, u(0), u(-3) < 0.01
+    (True, 0.5, True)
+    """
+
+    __slots__ = ("_k", "_lead", "_other", "_own", "_scale", "_transfer")
+
+    def __init__(
+        self, *, lead: int, rounds_left: int, sigma: float, transfer: bool, own: int, other: int
+    ) -> None:
+        self._k = 2 if transfer else 1
+        self._lead = lead
+        self._transfer = transfer
+        self._own = own
+        self._other = other
+        spread = self._k * sigma * math.sqrt(max(rounds_left, 0))
+        self._scale = max(spread, 0.5) * math.sqrt(2.0)
+
+    def kernel_params(self) -> tuple[float, ...]:
+        """The parameters for the compiled kernel's copy of this function."""
+        return (
+            float(self._lead),
+            float(self._k),
+            self._scale,
+            1.0 if self._transfer else 0.0,
+            float(self._own),
+            float(self._other),
+        )
+
+    def __call__(self, d: float) -> float:
+        if self._transfer:
+            if self._own + d <= 0:
+                return 0.0
+            if self._other - d <= 0:
+                return 1.0
+        return 0.5 * (1.0 + math.erf((self._lead + self._k * d) / self._scale))
 
 
 def _kernel_playouts() -> Playouts | None:
@@ -168,6 +203,9 @@ class MCTSAgent:
         policy: the rollout policy, ``"greedy"`` or ``"random"``.
         backend: ``"auto"`` (the kernel when available), ``"kernel"`` or ``"python"``.
         prune: stop sampling actions that are clearly worse than the best.
+        objective: what :meth:`act` maximises: ``"match"`` (the chance of winning
+            the match, :class:`MatchUtility`) or ``"round"`` (the expected net
+            round points). :meth:`evaluate` always gives round points.
     """
 
     def __init__(
@@ -179,6 +217,7 @@ class MCTSAgent:
         policy: str = "greedy",
         backend: str = "auto",
         prune: bool = True,
+        objective: str = "match",
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
@@ -196,6 +235,11 @@ class MCTSAgent:
             raise InvalidInputError(
                 f"mcts: unknown backend {backend!r}: allowed {', '.join(BACKENDS)}"
             )
+        if objective not in OBJECTIVES:
+            raise InvalidInputError(
+                f"mcts: unknown objective {objective!r}: allowed {', '.join(OBJECTIVES)}"
+            )
+        self.objective = objective
         self.time_limit = time_limit
         self.iterations = iterations
         self.rollouts = rollouts
@@ -203,6 +247,8 @@ class MCTSAgent:
         self.backend = backend
         self.prune = prune
         self._playouts: Playouts | None = None
+        self._values: Values = rollout_values
+        self._sigmas: dict[Rules, float] = {}
         self._ready = False
         self._scorers: dict[Rules, Scorer] = {}
         parts = []
@@ -210,6 +256,8 @@ class MCTSAgent:
             parts.append(f"time={time_limit:g}")
         if iterations is not None:
             parts.append(f"iterations={iterations}")
+        if objective != "match":
+            parts.append(f"objective={objective}")
         self.name = "mcts:" + ",".join(parts)
 
     # ------------------------------------------------------------- set-up
@@ -230,6 +278,9 @@ class MCTSAgent:
 
             fn(Match(seed=0, events=False).round, 1, 0, self.policy)  # load or compile
             self._playouts = fn
+            values = _kernel_values()
+            if values is not None:
+                self._values = values
         self._ready = True
 
     def _scorer(self, rules: Rules) -> Scorer:
@@ -237,6 +288,42 @@ class MCTSAgent:
         if scorer is None:
             scorer = self._scorers[rules] = Scorer(rules)
         return scorer
+
+    def _sigma(self, rules: Rules) -> float:
+        """The standard deviation of a round's net result under ``rules`` (cached).
+
+        Measured once per rule set from :data:`CALIBRATION_ROUNDS` fresh deals
+        played out with the rollout policy, so it follows the rules (multipliers,
+        yaku points) without tuning.
+        """
+        sigma = self._sigmas.get(rules)
+        if sigma is None:
+            from koikoi.engine import Match
+
+            self._prepare()
+            results: list[float] = []
+            for k in range(CALIBRATION_ROUNDS):
+                rnd = Match(rules, seed=k, events=False).round
+                results.extend(float(v) for v in self._values(rnd, 1, k, self.policy))
+            mean = math.fsum(results) / len(results)
+            var = math.fsum((v - mean) ** 2 for v in results) / max(len(results) - 1, 1)
+            sigma = self._sigmas[rules] = max(math.sqrt(var), 1.0)
+        return sigma
+
+    def utility(self, view: PlayerView) -> MatchUtility | None:
+        """The :class:`MatchUtility` for ``view`` under the ``match`` objective, else None."""
+        if self.objective != "match" or view.player is None:
+            return None
+        me = view.player
+        own, other = view.match_scores[me], view.match_scores[1 - me]
+        return MatchUtility(
+            lead=own - other,
+            rounds_left=view.rounds - view.round_number,
+            sigma=self._sigma(view.rules),
+            transfer=view.rules.game.start_points > 0,
+            own=own,
+            other=other,
+        )
 
     @property
     def uses_kernel(self) -> bool:
@@ -252,7 +339,9 @@ class MCTSAgent:
             raise InvalidInputError("mcts: no legal action in this view (not our turn)")
         if len(ids) == 1:
             return ids[0]
-        values = self._search(view, rng, decide=True)
+        utility = self.utility(view)
+        self._prepare()
+        values = self._search(view, rng, decide=True, utility=utility)
         best = max(values.values())
         ties = [a for a in ids if values[a] >= best - 1e-9]
         return ties[int(rng.random() * len(ties))] if len(ties) > 1 else ties[0]
@@ -268,7 +357,14 @@ class MCTSAgent:
         """
         return self._search(view, rng, decide=False)
 
-    def _search(self, view: PlayerView, rng: random.Random, *, decide: bool) -> dict[int, float]:
+    def _search(
+        self,
+        view: PlayerView,
+        rng: random.Random,
+        *,
+        decide: bool,
+        utility: MatchUtility | None = None,
+    ) -> dict[int, float]:
         """Sample determinizations until the budget is spent; the mean value per action.
 
         Every iteration evaluates every *active* action on the same deal with the
@@ -276,7 +372,13 @@ class MCTSAgent:
         paired difference to the leader is below zero by more than
         :data:`PRUNE_Z` standard errors stops being sampled; with ``decide`` the
         search ends when one action is left. At least one iteration is always
-        completed; an iteration cut by the clock is dropped.
+        completed. With a ``utility`` each playout's net result goes through it
+        before averaging.
+
+        With the compiled kernel, iterations run in batches inside it
+        (:class:`koikoi.agents.kernel.BatchSearch`), sized so that a batch takes
+        at most :data:`BATCH_SHARE` of the time budget; otherwise one at a time
+        on the reference engine, checking the clock after every action.
         """
         ids = list(view.legal_ids)
         if not ids or view.player is None:
@@ -285,84 +387,139 @@ class MCTSAgent:
         start = time.perf_counter()
         deadline = math.inf if self.time_limit is None else start + self.time_limit * 0.98
         max_iter = self.iterations if self.iterations is not None else 1 << 60
-        sign = 1 if view.player == 0 else -1
         scorer = self._scorer(view.rules)
-        playouts = self._playouts
-        n, policy = self.rollouts, self.policy
         k = len(ids)
-        active = list(range(k))
-        sums = [0.0] * k
-        counts = [0] * k
-        # Paired differences (row minus column) over the iterations both were sampled.
-        d1 = [[0.0] * k for _ in range(k)]
-        d2 = [[0.0] * k for _ in range(k)]
-        dn = [[0] * k for _ in range(k)]
+        stats = _Stats(k)
         clock = time.perf_counter
-        done = 0
+        if self._playouts is not None:
+            from koikoi.agents.kernel import BatchSearch
+
+            search = BatchSearch(
+                determinize(view, rng, scorer=scorer),
+                view.player,
+                rng.getrandbits(62),
+                policy=self.policy,
+                rollouts=self.rollouts,
+                utility=None if utility is None else utility.kernel_params(),
+            )
+            batch = 1 if self.time_limit is not None else BATCH
+            while stats.done < max_iter:
+                active = stats.active
+                t0 = clock()
+                rows = search.run([ids[i] for i in active], min(batch, max_iter - stats.done))
+                for row in rows.tolist():
+                    stats.add(active, row)
+                if self.prune and stats.done >= PRUNE_AFTER:
+                    stats.prune()
+                now = clock()
+                if (decide and len(stats.active) == 1) or now >= deadline:
+                    break
+                if self.time_limit is not None:  # batches of at most BATCH_SHARE of the budget
+                    per = max((now - t0) / len(rows), 1e-7)
+                    room = min(self.time_limit * BATCH_SHARE, deadline - now)
+                    batch = max(1, min(BATCH, int(room / per)))
+            return stats.means(ids)
+        sign = 1 if view.player == 0 else -1
+        values_of = self._values
+        n, policy = self.rollouts, self.policy
         values = [0.0] * k
-        while done < max_iter:
+        while stats.done < max_iter:
             det = determinize(view, rng, scorer=scorer)
             seed = rng.getrandbits(62)
             cut = False
+            active = stats.active
             for i in active:
                 r = det.clone()
                 r.apply_id(ids[i])
                 if r.phase is Phase.OVER:
-                    value = float(_value_for_player0(r))
-                elif playouts is not None:
-                    value = playouts(r, n, seed, policy)
+                    outcomes: Sequence[int] = (_value_for_player0(r),)
                 else:
-                    value = rollout_value(r, n, seed, policy)
-                values[i] = sign * value
-                if done and clock() >= deadline:
+                    outcomes = values_of(r, n, seed, policy)
+                if utility is None:
+                    values[i] = sign * sum(outcomes) / len(outcomes)
+                else:
+                    values[i] = math.fsum(utility(sign * v) for v in outcomes) / len(outcomes)
+                if stats.done and clock() >= deadline:
                     cut = True
                     break
             if cut:
                 break
-            done += 1
-            for x, i in enumerate(active):
-                vi = values[i]
-                sums[i] += vi
-                counts[i] += 1
-                row1, row2, rown = d1[i], d2[i], dn[i]
-                for j in active[x + 1 :]:
-                    diff = vi - values[j]
-                    row1[j] += diff
-                    row2[j] += diff * diff
-                    rown[j] += 1
-            if self.prune and done >= PRUNE_AFTER and len(active) > 1:
-                active = self._pruned(active, sums, counts, d1, d2, dn)
-            if (decide and len(active) == 1) or clock() >= deadline:
+            stats.add(active, [values[i] for i in active])
+            if self.prune and stats.done >= PRUNE_AFTER:
+                stats.prune()
+            if (decide and len(stats.active) == 1) or clock() >= deadline:
                 break
-        return {ids[i]: (sums[i] / counts[i] if counts[i] else -math.inf) for i in range(k)}
-
-    @staticmethod
-    def _pruned(
-        active: list[int],
-        sums: list[float],
-        counts: list[int],
-        d1: list[list[float]],
-        d2: list[list[float]],
-        dn: list[list[int]],
-    ) -> list[int]:
-        leader = max(active, key=lambda i: sums[i] / counts[i])
-        keep = []
-        for i in active:
-            if i == leader:
-                keep.append(i)
-                continue
-            a, b = (i, leader) if i < leader else (leader, i)
-            m = dn[a][b]
-            mean = d1[a][b] / m
-            var = max(0.0, d2[a][b] / m - mean * mean)
-            if a != i:  # the sums hold leader minus i
-                mean = -mean
-            if mean + PRUNE_Z * math.sqrt(var / m) >= 0.0:
-                keep.append(i)
-        return keep
+        return stats.means(ids)
 
 
-_PARAMS: Final = ("time", "iterations", "rollouts", "policy", "backend", "prune")
+class _Stats:
+    """Running sums per action and paired differences between actions, with pruning."""
+
+    __slots__ = ("active", "counts", "d1", "d2", "dn", "done", "sums")
+
+    def __init__(self, k: int) -> None:
+        self.active = list(range(k))
+        self.sums = [0.0] * k
+        self.counts = [0] * k
+        # Paired differences (row minus column) over the iterations both were sampled.
+        self.d1 = [[0.0] * k for _ in range(k)]
+        self.d2 = [[0.0] * k for _ in range(k)]
+        self.dn = [[0] * k for _ in range(k)]
+        self.done = 0
+
+    def add(self, active: list[int], row: list[float]) -> None:
+        """One iteration: ``row[x]`` is the value of action ``active[x]``."""
+        self.done += 1
+        sums, counts, d1, d2, dn = self.sums, self.counts, self.d1, self.d2, self.dn
+        for x, i in enumerate(active):
+            vi = row[x]
+            sums[i] += vi
+            counts[i] += 1
+            row1, row2, rown = d1[i], d2[i], dn[i]
+            for y in range(x + 1, len(active)):
+                j = active[y]
+                diff = vi - row[y]
+                row1[j] += diff
+                row2[j] += diff * diff
+                rown[j] += 1
+
+    def means(self, ids: list[int]) -> dict[int, float]:
+        return {
+            ids[i]: (self.sums[i] / self.counts[i] if self.counts[i] else -math.inf)
+            for i in range(len(ids))
+        }
+
+    def prune(self) -> None:
+        if len(self.active) > 1:
+            self.active = _pruned(self.active, self.sums, self.counts, self.d1, self.d2, self.dn)
+
+
+def _pruned(
+    active: list[int],
+    sums: list[float],
+    counts: list[int],
+    d1: list[list[float]],
+    d2: list[list[float]],
+    dn: list[list[int]],
+) -> list[int]:
+    leader = max(active, key=lambda i: sums[i] / counts[i])
+    keep = []
+    for i in active:
+        if i == leader:
+            keep.append(i)
+            continue
+        a, b = (i, leader) if i < leader else (leader, i)
+        m = dn[a][b]
+        mean = d1[a][b] / m
+        var = max(0.0, d2[a][b] / m - mean * mean)
+        if a != i:  # the sums hold leader minus i
+            mean = -mean
+        if mean + PRUNE_Z * math.sqrt(var / m) >= 0.0:
+            keep.append(i)
+    return keep
+
+
+_PARAMS: Final = ("time", "iterations", "rollouts", "policy", "backend", "prune", "objective")
 
 
 def _int_param(params: Mapping[str, str], key: str) -> int | None:
@@ -377,7 +534,7 @@ def _int_param(params: Mapping[str, str], key: str) -> int | None:
 
 
 def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
-    """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,backend=auto,prune=1``.
+    """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=1,objective=match``.
 
     Every parameter is optional; with neither ``time`` nor ``iterations`` a
     decision takes 1 second.
@@ -409,4 +566,5 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
         policy=params.get("policy", "greedy").lower(),
         backend=params.get("backend", "auto").lower(),
         prune=prune in ("1", "true", "yes"),
+        objective=params.get("objective", "match").lower(),
     )
