@@ -322,8 +322,8 @@ def test_mcts_match_objective_plays_for_the_match_in_the_last_round() -> None:
         (threat, KOIKOI_ID, STOP_ID),
         (safe, STOP_ID, KOIKOI_ID),
     ):
-        by_match = MCTSAgent(iterations=300)
-        by_round = MCTSAgent(iterations=300, objective="round")
+        by_match = MCTSAgent(iterations=300, objective="match")
+        by_round = MCTSAgent(iterations=300)
         assert by_match.act(view, random.Random(0)) == match_choice
         assert by_round.act(view, random.Random(0)) == round_choice
         # evaluate() reports round points under either objective
@@ -343,9 +343,10 @@ def test_match_utility() -> None:
 
 
 def test_mcts_objective_spec() -> None:
-    assert make_agent("mcts:iterations=5,objective=round").name == (
-        "mcts:iterations=5,objective=round"
+    assert make_agent("mcts:iterations=5,objective=match").name == (
+        "mcts:iterations=5,objective=match"
     )
+    assert make_agent("mcts:iterations=5,objective=round").name == "mcts:iterations=5"
     assert make_agent("mcts:iterations=5").name == "mcts:iterations=5"
     with pytest.raises(InvalidInputError, match="allowed match, round"):
         make_agent("mcts:objective=points")

@@ -203,9 +203,9 @@ class MCTSAgent:
         policy: the rollout policy, ``"greedy"`` or ``"random"``.
         backend: ``"auto"`` (the kernel when available), ``"kernel"`` or ``"python"``.
         prune: stop sampling actions that are clearly worse than the best.
-        objective: what :meth:`act` maximises: ``"match"`` (the chance of winning
-            the match, :class:`MatchUtility`) or ``"round"`` (the expected net
-            round points). :meth:`evaluate` always gives round points.
+        objective: what :meth:`act` maximises: ``"round"`` (the expected net
+            round points, the default) or ``"match"`` (the chance of winning the
+            match, :class:`MatchUtility`). :meth:`evaluate` always gives round points.
     """
 
     def __init__(
@@ -217,7 +217,7 @@ class MCTSAgent:
         policy: str = "greedy",
         backend: str = "auto",
         prune: bool = True,
-        objective: str = "match",
+        objective: str = "round",
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
@@ -256,7 +256,7 @@ class MCTSAgent:
             parts.append(f"time={time_limit:g}")
         if iterations is not None:
             parts.append(f"iterations={iterations}")
-        if objective != "match":
+        if objective != "round":
             parts.append(f"objective={objective}")
         self.name = "mcts:" + ",".join(parts)
 
@@ -534,7 +534,7 @@ def _int_param(params: Mapping[str, str], key: str) -> int | None:
 
 
 def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
-    """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=1,objective=match``.
+    """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=1,objective=round``.
 
     Every parameter is optional; with neither ``time`` nor ``iterations`` a
     decision takes 1 second.
@@ -566,5 +566,5 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
         policy=params.get("policy", "greedy").lower(),
         backend=params.get("backend", "auto").lower(),
         prune=prune in ("1", "true", "yes"),
-        objective=params.get("objective", "match").lower(),
+        objective=params.get("objective", "round").lower(),
     )
