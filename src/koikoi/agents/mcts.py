@@ -42,7 +42,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
@@ -110,13 +110,19 @@ def rollout_value(rnd: Round, n: int, seed: int, policy: str = "greedy") -> floa
     return sum(values) / n if n else 0.0
 
 
-def _kernel_values() -> Values | None:
-    """The compiled kernel's per-playout values when it can be used, else None."""
+def _kernel() -> Any:
+    """The kernel module when the compiled kernel can be used, else None."""
     try:
         from koikoi.agents import kernel
     except ImportError:  # pragma: no cover - the kernel module ships with the package
         return None
-    if not kernel.available():
+    return kernel if kernel.available() else None
+
+
+def _kernel_values() -> Values | None:
+    """The compiled kernel's per-playout values when it can be used, else None."""
+    kernel = _kernel()
+    if kernel is None:
         return None
 
     def values(rnd: Round, n: int, seed: int, policy: str) -> Sequence[int]:
@@ -179,11 +185,8 @@ class MatchUtility:
 
 def _kernel_playouts() -> Playouts | None:
     """The compiled kernel's ``playouts`` when it can be used, else None."""
-    try:
-        from koikoi.agents import kernel
-    except ImportError:  # pragma: no cover - the kernel module ships with the package
-        return None
-    if not kernel.available():
+    kernel = _kernel()
+    if kernel is None:
         return None
     fn: Playouts = kernel.playouts
     return fn

@@ -159,6 +159,15 @@ def _engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def _printed_json(args: argparse.Namespace, result: dict[str, Any], command: str) -> bool:
+    """With ``--json`` print the result with its command and say so; else print the command."""
+    if args.json:
+        print(json.dumps({**result, "command": command}))
+        return True
+    print(f"command: {command}")
+    return False
+
+
 def _kernel(args: argparse.Namespace) -> int:
     import importlib
 
@@ -183,10 +192,8 @@ def _kernel(args: argparse.Namespace) -> int:
         f"koikoi bench kernel --seconds {args.seconds:g} --rules {args.rules} "
         f"--seed {args.seed} --policy {args.policy}"
     )
-    if args.json:
-        print(json.dumps({**result, "command": command}))
+    if _printed_json(args, result, command):
         return 0
-    print(f"command: {command}")
     print(
         f"kernel random rounds, rules {result.get('rules', rules.name)}, policy "
         f"{result.get('policy', args.policy)}, backend {result.get('backend', '?')}"
@@ -212,10 +219,8 @@ def _agent(args: argparse.Namespace) -> int:
         f"koikoi bench agent {args.spec} --against {args.against} --rules {args.rules} "
         f"--decisions {args.decisions} --seed {args.seed}"
     )
-    if args.json:
-        print(json.dumps({**result, "command": command}))
+    if _printed_json(args, result, command):
         return 0
-    print(f"command: {command}")
     print(
         f"{result['decisions']} decisions of {result['spec']} against {result['against']}, "
         f"rules {result['rules']}, {result['matches']} matches"
