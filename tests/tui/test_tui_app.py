@@ -351,6 +351,19 @@ async def test_save_and_resume_a_match(tmp_path: Path) -> None:
     assert len(load_game(path).actions) > len(moves)
 
 
+async def test_a_lost_terminal_saves_the_match_and_exits(tmp_path: Path) -> None:
+    """Closing the terminal window (hang-up) saves the unfinished match, as ``s`` would."""
+    rules = get_rules("nintendo").replace(game__rounds=2)
+    app = make_app(rules, 23, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, *human_turns(3))
+        moves = list(game_screen(app).game.match.actions)
+        app.hang_up()
+        await wait_for(pilot, lambda: not app.is_running, timeout=10)
+    saved = load_game(tmp_path / "saves" / "koikoi-save-seed23.json")
+    assert list(saved.actions) == moves and saved.seed == 23
+
+
 async def test_new_game_screen_starts_the_chosen_match(tmp_path: Path) -> None:
     app = KoiKoiApp(records=tmp_path / "records", saves=tmp_path / "saves", pace=0.0)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -7,6 +7,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import sys
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -78,6 +83,7 @@ class KoiKoiApp(App[None]):
         self.game_screen: GameScreen | None = None
 
     def on_mount(self) -> None:
+        self._watch_terminal()
         if self.saved is not None:
             error = self.resume(self.saved, self.save_path)
             if error:
@@ -164,6 +170,42 @@ class KoiKoiApp(App[None]):
         return self.resume(saved, path)
 
     # ------------------------------------------------------------------ quit
+
+    def _watch_terminal(self) -> None:
+        """Notice when the terminal goes away (window closed, connection dropped).
+
+        A hang-up signal, or the terminal no longer answering (checked every
+        second: under ``make`` the signal reaches only ``make``), calls
+        :meth:`hang_up`. Not in headless runs (tests).
+        """
+        if self.is_headless:
+            return
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.hang_up)
+        stream = sys.__stdout__
+        if stream is None:
+            return
+        try:
+            fd = stream.fileno()
+            os.tcgetpgrp(fd)
+        except (OSError, ValueError):
+            return  # not a terminal: nothing to watch
+
+        def check() -> None:
+            try:
+                os.tcgetpgrp(fd)
+            except OSError:
+                self.hang_up()
+
+        self.set_interval(1.0, check)
+
+    def hang_up(self) -> None:
+        """The terminal is gone: save an unfinished match (as ``s`` would), then exit."""
+        game = self.game_screen
+        if game is not None and not game.game.is_over:
+            with contextlib.suppress(KoiKoiError, OSError):
+                game.save_now()
+        self.exit()
 
     def action_request_quit(self) -> None:
         """Ctrl+C or q: offer to save an unfinished match, then quit."""
