@@ -19,7 +19,7 @@ import pytest
 from koikoi.actions import KOIKOI_ID, STOP_ID, parse_action
 from koikoi.agents import make_agent
 from koikoi.agents.heuristic import HeuristicAgent, targets_for
-from koikoi.agents.mcts import MatchUtility, MCTSAgent, rollout_value
+from koikoi.agents.mcts import MatchUtility, MCTSAgent, _Stats, rollout_value
 from koikoi.arena import ArenaConfig, run_arena
 from koikoi.cards import FULL_DECK, card_list, parse_cards
 from koikoi.engine import Match, Phase, Round
@@ -248,10 +248,29 @@ def test_heuristic_does_not_lay_a_card_the_opponent_needs() -> None:
     assert HeuristicAgent().act(view, random.Random(0)) != parse_action("play 10A").id
 
 
-def _decide_view(bonus: str, opp_pile: str, cards: int = 5) -> PlayerView:
+def test_greedy_lays_its_least_valuable_card() -> None:
+    # Nothing in hand matches the field: greedy gives away the Plain, not the
+    # Bright, the Animal or the Ribbon, whatever the generator says.
+    rnd = make_round(hand0="1L 10A 6R 12P2", hand1="2P1 2P2 5P1", field="4P1 9P1 3P1")
+    view = view_of_round(rnd, 0)
+    greedy = make_agent("greedy")
+    choices = {greedy.act(view, random.Random(seed)) for seed in range(20)}
+    assert choices == {parse_action("play 12P2").id}
+
+
+def test_greedy_still_prefers_any_capture_to_laying() -> None:
+    rnd = make_round(hand0="1L 9A", hand1="2P1 2P2 5P1", field="9P1 4P1 3P1")
+    view = view_of_round(rnd, 0)
+    assert make_agent("greedy").act(view, random.Random(0)) == parse_action("play 9A").id
+
+
+def _decide_view(
+    bonus: str, opp_pile: str, cards: int = 5, own_pile: str = "1L 3L 8L"
+) -> PlayerView:
     """Player 0 (the leader) just scored sanko with ``cards`` left in hand and must decide.
 
-    The opponent holds one card more; ``opp_pile`` is the opponent's capture pile.
+    The opponent holds one card more; ``opp_pile`` is the opponent's capture
+    pile, ``own_pile`` player 0's (three Brights and what else is given).
     """
     rules = get_rules("nintendo").replace(koikoi__bonus=bonus)
     rnd = make_round(
@@ -259,7 +278,7 @@ def _decide_view(bonus: str, opp_pile: str, cards: int = 5) -> PlayerView:
         hand0=" ".join(["2P1", "4P1", "5P1", "6P1", "12P2"][:cards]),
         hand1=" ".join(["3P2", "7P1", "7P2", "9P2", "10P2", "11P"][: cards + 1]),
         field="1P1 9P1 7R 10R",
-        piles=("1L 3L 8L", opp_pile),
+        piles=(own_pile, opp_pile),
     )
     rnd.phase = Phase.DECIDE
     rnd.scores[0] = rnd.scorer.total(rnd.piles[0], rnd.month, False)
@@ -313,11 +332,12 @@ def test_mcts_match_objective_plays_for_the_match_in_the_last_round() -> None:
 
     Behind by 8 against a dangerous opponent, stopping loses the match for sure,
     so it calls koi-koi (the round objective stops: koi-koi loses points on
-    average). Ahead with no threat, stopping wins the match, so it stops (the
-    round objective calls: koi-koi gains points on average).
+    average). Ahead with no threat and a ribbon short of tanzaku, stopping wins
+    the match, so it stops (the round objective calls: koi-koi gains points on
+    average).
     """
     threat = _last_round(_decide_view("opponent_x2", "6R 9R 6A 7A"), (0, 8))
-    safe = _last_round(_decide_view("opponent_x2", ""), (3, 0))
+    safe = _last_round(_decide_view("opponent_x2", "", own_pile="1L 3L 8L 2R 3R 6R 9R"), (3, 0))
     for view, match_choice, round_choice in (
         (threat, KOIKOI_ID, STOP_ID),
         (safe, STOP_ID, KOIKOI_ID),
@@ -422,7 +442,61 @@ def test_mcts_name_and_defaults() -> None:
     agent = make_agent("mcts")
     assert isinstance(agent, MCTSAgent)
     assert agent.time_limit == 1.0 and agent.iterations is None
+    assert agent.prune is False  # measured weaker (docs/agents.md#strength)
+    pruning = make_agent("mcts:prune=1")
+    assert isinstance(pruning, MCTSAgent) and pruning.prune is True
     assert make_agent("mcts:time=0.5,iterations=9").name == "mcts:time=0.5,iterations=9"
+
+
+def test_pruning_drops_only_clearly_worse_actions() -> None:
+    # Action 0 leads; action 1 is worse by exactly 2 every time (no variance:
+    # clearly worse); action 2 is worse on average but noisy (kept).
+    stats = _Stats(3)
+    rng = random.Random(5)
+    for _ in range(40):
+        v = rng.uniform(-5.0, 5.0)
+        stats.add([0, 1, 2], [v, v - 2.0, v - 0.2 + rng.choice((-3.0, 3.0))])
+    stats.prune()
+    assert stats.active == [0, 2]
+    means = stats.means([10, 11, 12])
+    assert means[10] - means[11] == pytest.approx(2.0)
+
+
+@pytest.mark.skipif(not HAS_KERNEL, reason="numba is not installed")
+def test_pruning_search_agrees_on_the_obvious_with_fewer_samples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two Brights in the pile; the drawn January Plain may take the Crane
+    # (sanko at once) or the other January Plain (leaving the Crane).
+    rnd = make_round(
+        hand0="3P1 5P1 9P2",
+        hand1="2P1 2P2 4P2 6P1",
+        field="1L 1P1 7P1 8P1 11P",
+        piles=("3L 8L", ""),
+    )
+    drawn = parse_cards("1P2").bit_length() - 1
+    rnd.stock.remove(drawn)
+    rnd.drawn, rnd.phase = drawn, Phase.TAKE
+    view = view_of_round(rnd, 0)
+    take = parse_action("take 1L").id
+    assert len(view.legal_ids) == 2
+    sampled: list[int] = []
+    real_run = kernel.BatchSearch.run
+
+    def counting_run(self: kernel.BatchSearch, actions: list[int], count: int) -> object:
+        rows = real_run(self, actions, count)
+        sampled.append(len(actions) * len(rows))
+        return rows
+
+    monkeypatch.setattr(kernel.BatchSearch, "run", counting_run)
+    work: dict[bool, int] = {}
+    for prune in (False, True):
+        sampled.clear()
+        agent = MCTSAgent(iterations=256, prune=prune)
+        assert agent.act(view, random.Random(3)) == take
+        work[prune] = sum(sampled)
+    assert work[False] == 256 * 2
+    assert work[True] < work[False] // 2
 
 
 def test_doctests() -> None:

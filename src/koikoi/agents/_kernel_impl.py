@@ -837,7 +837,7 @@ def greedy_value(field: int, action: int) -> int:
         return int(CARD_VALUES[rel // 48] + CARD_VALUES[rel % 48])
     month_cards = field & month_mask(action)
     if month_cards == 0:
-        return -1  # laying a card: -card_value // 20 is -1 for every card
+        return -int(CARD_VALUES[action])  # laying a card: the least valuable one is best
     total = CARD_VALUES[action]
     while month_cards != 0:
         total += CARD_VALUES[ctz(month_cards)]

@@ -63,7 +63,7 @@ class GreedyAgent:
         if KOIKOI_ID in ids:
             return STOP_ID
         best: list[int] = []
-        best_value = -1
+        best_value = -(1 << 30)
         for action_id in ids:
             value = self._value(view, action_id)
             if value > best_value:
@@ -86,7 +86,7 @@ class GreedyAgent:
         month_cards = view.field & (0b1111 << (4 * (card // 4)))
         if not month_cards:
             # Laying a card: prefer giving away the least valuable one.
-            return -card_value(card) // 20
+            return -card_value(card)
         total = card_value(card)
         m = month_cards
         while m:

@@ -365,7 +365,7 @@ def _greedy_value(field: int, action_id: int) -> int:
         return card_value(c) + card_value(t)
     month_cards = field & MONTH_MASKS[action_id // 4]
     if not month_cards:
-        return -card_value(action_id) // 20
+        return -card_value(action_id)
     return card_value(action_id) + sum(card_value(c) for c in range(48) if month_cards >> c & 1)
 
 
