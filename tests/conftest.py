@@ -184,6 +184,7 @@ def snapshot(state: Round | Match) -> dict[str, Any]:
         "koikoi_calls": list(state.koikoi_calls),
         "called_score": list(state.called_score),
         "last_improver": state.last_improver,
+        "declined": list(state.declined),
         "settlement": state.settlement,
         "events": None if state.events is None else list(state.events),
         "legal": state.legal_ids(),

@@ -156,7 +156,9 @@ def _redealt(rnd: Round, player: int, seed: int) -> Round:
     raise AssertionError("could not re-deal differently")  # pragma: no cover
 
 
-@pytest.mark.parametrize("spec", ["heuristic", "mcts:iterations=4,rollouts=2"])
+@pytest.mark.parametrize(
+    "spec", ["heuristic", "mcts:iterations=4,rollouts=2", "mcts:iterations=4,infer=1"]
+)
 @pytest.mark.parametrize("name", ["nintendo", "modern-hanafuda", "koikoi-japan"])
 def test_decisions_ignore_the_hidden_cards(spec: str, name: str) -> None:
     agent = make_agent(spec)
@@ -428,6 +430,8 @@ def test_mcts_time_limit_is_kept() -> None:
         ("mcts:policy=smart", "allowed greedy, yaku, random"),
         ("mcts:backend=gpu", "allowed auto, kernel, python"),
         ("mcts:time=-1", "time must be a positive number"),
+        ("mcts:infer=maybe", "infer must be 1 or 0"),
+        ("mcts:prune=2", "prune must be 1 or 0"),
         ("heuristic:greed=1", "allowed potential, exposure, margin"),
         ("heuristic:exposure=lots", "exposure must be a number"),
         ("heuristic:margin=-2", "margin must be 0 or more"),
@@ -446,6 +450,9 @@ def test_mcts_name_and_defaults() -> None:
     pruning = make_agent("mcts:prune=1")
     assert isinstance(pruning, MCTSAgent) and pruning.prune is True
     assert make_agent("mcts:time=0.5,iterations=9").name == "mcts:time=0.5,iterations=9"
+    inferring = make_agent("mcts:iterations=9,infer=1")
+    assert isinstance(inferring, MCTSAgent) and inferring.infer is True
+    assert inferring.name == "mcts:iterations=9,infer=1"
 
 
 def test_pruning_drops_only_clearly_worse_actions() -> None:

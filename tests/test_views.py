@@ -9,7 +9,7 @@ import pytest
 from koikoi_testkit import cards, make_round, play, play_random_match
 
 from koikoi.actions import action_from_id
-from koikoi.cards import FULL_DECK, parse_card
+from koikoi.cards import FULL_DECK, month_mask, parse_card
 from koikoi.engine import Match, Phase, Round
 from koikoi.rules import get_rules
 from koikoi.views import PlayerView, determinize, view_of, view_of_round
@@ -189,3 +189,74 @@ def test_determinized_round_plays_to_the_end() -> None:
     while not d.is_over:
         d.apply(rng.choice(d.legal_ids()))
     assert d.settlement is not None and d.card_count() == 48
+
+
+def test_declined_months_follow_a_lay_from_the_hand() -> None:
+    # p0 lays 5P1 (no May card on the field) while 2A, 2R and 3P1 lie there.
+    rnd = make_round(
+        hand0="5P1 6P1", hand1="7P1 8P1", field="2A 2R 3P1", stock="2P1 9P1 12P1", leader=0
+    )
+    play(rnd, "play 5P1")  # draws 2P1, which may take 2A or 2R
+    feb, mar = month_mask(2), month_mask(3)
+    assert rnd.declined == [feb | mar, 0]
+    play(rnd, "take 2A")
+    # p1 plays 7P1 onto an empty July: the field then held 3P1 and 5P1 (2R too).
+    before = rnd.field
+    assert before == cards("2R 3P1 5P1")
+    play(rnd, "play 7P1")
+    assert rnd.declined[1] == feb | mar | month_mask(5)
+    # A card laid from the stock (9P1 drawn by p1) declines nothing.
+    assert rnd.declined[0] == feb | mar
+    clone = rnd.clone()
+    assert clone.declined == rnd.declined and clone.declined is not rnd.declined
+    for p in (0, 1, None):
+        assert view_of_round(rnd, p).declined == (rnd.declined[0], rnd.declined[1])
+
+
+def test_a_capture_declines_nothing() -> None:
+    rnd = make_round(hand0="2P1 6P1", hand1="7P1 8P1", field="2A 3P1", stock="12P1", leader=0)
+    play(rnd, "play 2P1")
+    assert rnd.declined == [0, 0]
+
+
+def _declined_view() -> PlayerView:
+    """p0 to play; p1 is known to have laid a card over the whole of months 1-6."""
+    m = Match(get_rules("nintendo"), seed=11)
+    v = view_of(m, m.current)
+    first_half = sum(1 << c for c in range(24))
+    return dataclasses.replace(v, declined=(first_half, first_half))
+
+
+def test_determinize_deals_the_declined_months_to_the_opponent_last() -> None:
+    v = _declined_view()
+    opp = v.opponent
+    avoid = v.declined[opp] & v.unseen
+    others = v.unseen & ~avoid
+    assert others.bit_count() >= v.hand_counts[opp]  # enough other cards
+    seen_in_stock = 0
+    for seed in range(30):
+        d = determinize(v, random.Random(seed), avoid=v.declined[opp], slack=0.0)
+        assert d.hands[opp] & avoid == 0
+        assert d.hands[opp].bit_count() == v.hand_counts[opp]
+        assert d.hands[opp] | sum(1 << c for c in d.stock) == v.unseen
+        assert d.card_count() == 48 and d.accounted() == FULL_DECK
+        assert d.declined == list(v.declined)
+        seen_in_stock |= sum(1 << c for c in d.stock[:5])
+    # The stock is shuffled again: avoided cards are not all pushed to its bottom.
+    assert seen_in_stock & avoid
+    # With slack 1 the hint is ignored: the plain uniform re-deal, draw for draw.
+    for seed in range(5):
+        a = determinize(v, random.Random(seed), avoid=v.declined[opp], slack=1.0)
+        rng = random.Random(seed)
+        b = determinize(dataclasses.replace(v, declined=(0, 0)), rng)
+        assert a.hands == b.hands and a.stock == b.stock
+
+
+def test_determinize_fills_the_hand_from_declined_months_when_it_must() -> None:
+    v = _declined_view()
+    opp = v.opponent
+    everything_but_two = v.unseen & ~(1 << 47) & ~(1 << 46)
+    unseen_46_47 = v.unseen & ((1 << 47) | (1 << 46))
+    d = determinize(v, random.Random(0), avoid=everything_but_two, slack=0.0)
+    assert d.hands[opp] & unseen_46_47 == unseen_46_47
+    assert d.hands[opp].bit_count() == v.hand_counts[opp]

@@ -163,6 +163,7 @@ class Round:
         "called_score",
         "current",
         "dealer",
+        "declined",
         "drawn",
         "events",
         "field",
@@ -200,6 +201,9 @@ class Round:
     koikoi_calls: list[int]
     called_score: list[int]
     last_improver: int | None
+    declined: list[int]
+    """Per player, every card of each month that was on the field when they laid a
+    hand card without capturing (public; a hint that they held none of those months)."""
     settlement: Settlement | None
     events: list[Event] | None
 
@@ -243,6 +247,7 @@ class Round:
         self.koikoi_calls = [0, 0]
         self.called_score = [0, 0]
         self.last_improver = None
+        self.declined = [0, 0]
         self.settlement = None
         self.events = [] if events else None
         self._configure()
@@ -291,6 +296,7 @@ class Round:
         other.koikoi_calls = self.koikoi_calls[:]
         other.called_score = self.called_score[:]
         other.last_improver = self.last_improver
+        other.declined = self.declined[:]
         other.settlement = self.settlement
         other.events = list(self.events) if (events and self.events is not None) else None
         other._any_or_discard = self._any_or_discard
@@ -456,11 +462,19 @@ class Round:
     def _play(self, p: int, card: int, target: int, discard: bool) -> None:
         self.hands[p] &= ~(1 << card)
         self.turn_score = self.scores[p]
+        before = self.field
         if discard:
             self.field |= 1 << card
             got = 0
         else:
             got = self._capture(p, card, target)
+        if not got:
+            months = 0
+            while before:
+                m = CARD_MONTH_MASK[(before & -before).bit_length() - 1]
+                months |= m
+                before &= ~m
+            self.declined[p] |= months
         ev = self.events
         if ev is not None:
             ev.append(

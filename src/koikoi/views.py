@@ -63,6 +63,10 @@ class PlayerView:
     """The legal action ids when it is this player's turn, else empty."""
     history: tuple[Event, ...] = dc_field(default=(), repr=False)
     is_over: bool = False
+    declined: tuple[int, int] = (0, 0)
+    """Per player, the months (all four cards of each) that were on the field when
+    they laid a hand card without capturing: public, and a hint that they held no
+    card of those months then, nor since (see :func:`determinize`)."""
 
     @property
     def opponent(self) -> int:
@@ -151,6 +155,7 @@ def view_of_round(
         legal_ids=legal,
         history=tuple(e for e in history if e.visible_to(player)),
         is_over=over,
+        declined=(rnd.declined[0], rnd.declined[1]),
     )
 
 
@@ -167,12 +172,26 @@ def view_of(match: Match, player: int | None, *, with_history: bool = True) -> P
     )
 
 
-def determinize(view: PlayerView, rng: random.Random, *, scorer: Scorer | None = None) -> Round:
+def determinize(
+    view: PlayerView,
+    rng: random.Random,
+    *,
+    scorer: Scorer | None = None,
+    avoid: int = 0,
+    slack: float = 0.0,
+) -> Round:
     """A round consistent with ``view``: the unseen cards re-dealt at random.
 
     The opponent gets as many unseen cards as they hold; the rest, shuffled, is
     the stock. Everything the view knows is kept as it is. Events are off.
     Pass the ``scorer`` of the rules to share its cache across many re-deals.
+
+    With ``avoid`` (a card set, usually the opponent's :attr:`PlayerView.declined`
+    months), the opponent's hand is drawn from the unseen cards outside it first
+    and takes cards of ``avoid`` only when there are too few others; except with
+    probability ``slack``, when the deal ignores ``avoid`` (a player may lay a
+    card on purpose while holding a match). The kernel's
+    :func:`koikoi.agents.kernel.BatchSearch` deals the same way.
     """
     if view.player is None:
         raise ValueError("a spectator's view cannot be determinized: it has no hand")
@@ -182,6 +201,15 @@ def determinize(view: PlayerView, rng: random.Random, *, scorer: Scorer | None =
     n = view.hand_counts[opp]
     hands = [0, 0]
     hands[view.player] = view.hand
+    avoid &= view.unseen
+    if avoid and rng.random() >= slack:
+        first = [c for c in unseen if not (avoid >> c) & 1]
+        first += [c for c in unseen if (avoid >> c) & 1]
+        held = set(first[:n])
+        unseen = first[:n] + [c for c in unseen if c not in held]
+        rest = unseen[n:]
+        rng.shuffle(rest)
+        unseen[n:] = rest
     for c in unseen[:n]:
         hands[opp] |= 1 << c
     rnd = Round(
@@ -204,4 +232,5 @@ def determinize(view: PlayerView, rng: random.Random, *, scorer: Scorer | None =
     rnd.koikoi_calls = [view.koikoi_calls[0], view.koikoi_calls[1]]
     rnd.called_score = [view.called_scores[0], view.called_scores[1]]
     rnd.last_improver = view.last_improver
+    rnd.declined = [view.declined[0], view.declined[1]]
     return rnd

@@ -1056,7 +1056,7 @@ def utility(v: float, util: npt.NDArray[np.float64]) -> float:
 
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64[::1], int64, int64, uint64[::1], int64,"
-    " float64[::1], float64[:, ::1])"
+    " float64[::1], int64, float64, float64[:, ::1])"
 )
 def search_batch(
     state0: Int64Array,
@@ -1068,6 +1068,8 @@ def search_batch(
     rng: UInt64Array,
     policy: int,
     util: npt.NDArray[np.float64],
+    avoid: int,
+    slack: float,
     out: npt.NDArray[np.float64],
 ) -> int:
     """Determinized evaluation of ``actions`` for ``player``, ``out.shape[0]`` iterations.
@@ -1075,7 +1077,9 @@ def search_batch(
     Each iteration re-deals the cards ``player`` cannot see (the opponent's hand
     and the stock of ``state0``, taken as a set in card order, so the result does
     not depend on how ``state0`` dealt them): the opponent gets as many as they
-    hold, the rest is the stock, uniformly shuffled. Then every action is applied
+    hold, the rest is the stock, uniformly shuffled. With ``avoid`` the
+    opponent's hand takes cards outside it first, except with probability
+    ``slack`` (as :func:`koikoi.views.determinize`). Then every action is applied
     to a copy and played out ``rollouts`` times, all actions with the same
     rollout random numbers; ``out[i, j]`` is the mean of :func:`utility` of the
     net result for ``player``. Returns the number of playouts that hit an error.
@@ -1104,13 +1108,32 @@ def search_batch(
     record = np.empty(0, dtype=np.int64)
     roll = np.zeros(1, dtype=np.uint64)
     errors = 0
+    avoid &= hidden
+    threshold = int(slack * (1 << 30))
     for it in range(out.shape[0]):
         shuffle(pool, rng)
         hand = 0
-        for i in range(nopp):
-            hand |= 1 << int(pool[i])
-        for i in range(nstock):
-            base_stock[i] = pool[nopp + i]
+        if avoid != 0 and rand_below(rng, 1 << 30) >= threshold:
+            taken = 0
+            for i in range(n):  # the cards outside ``avoid`` first, in shuffled order
+                if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 0:
+                    hand |= 1 << int(pool[i])
+                    taken += 1
+            for i in range(n):
+                if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 1:
+                    hand |= 1 << int(pool[i])
+                    taken += 1
+            k = 0
+            for i in range(n):
+                if (hand >> np.int64(pool[i])) & 1 == 0:
+                    base_stock[k] = pool[i]
+                    k += 1
+            shuffle(base_stock[:nstock], rng)
+        else:
+            for i in range(nopp):
+                hand |= 1 << int(pool[i])
+            for i in range(nstock):
+                base_stock[i] = pool[nopp + i]
         base[:] = state0
         base[S_HAND0 + opp] = hand
         seed = rng_next(rng) | np.uint64(1)

@@ -511,6 +511,8 @@ class BatchSearch:
         utility: the match utility's kernel parameters
             (:meth:`koikoi.agents.mcts.MatchUtility.kernel_params`), or None for
             plain net round points.
+        avoid: cards the opponent's re-dealt hand takes last, and ``slack``
+            the chance of ignoring that (see :func:`koikoi.views.determinize`).
     """
 
     def __init__(
@@ -522,6 +524,8 @@ class BatchSearch:
         policy: str = "greedy",
         rollouts: int = 4,
         utility: tuple[float, ...] | None = None,
+        avoid: int = 0,
+        slack: float = 0.0,
     ) -> None:
         impl = _impl()
         if impl is None:
@@ -547,6 +551,8 @@ class BatchSearch:
             params[0] = 1.0
             params[1:] = utility
         self._util = params
+        self._avoid = avoid
+        self._slack = slack
 
     def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
         """``iterations`` more iterations: a matrix of values, one row each, a column per action."""
@@ -563,6 +569,8 @@ class BatchSearch:
             self._rng,
             self._code,
             self._util,
+            self._avoid,
+            self._slack,
             out,
         )
         if errors:

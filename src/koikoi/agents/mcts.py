@@ -74,6 +74,8 @@ PRUNE_Z: Final = 3.0
 BATCH: Final = 16
 """Iterations per kernel call (the pruning test runs between calls)."""
 BATCH_SHARE: Final = 0.01
+INFER_SLACK: Final = 0.1
+"""With ``infer``: the share of re-deals that ignore what the opponent's lays suggest."""
 """Under a time budget, a kernel call takes at most this share of it."""
 
 Playouts = Callable[[Round, int, int, str], float]
@@ -210,6 +212,11 @@ class MCTSAgent:
         objective: what :meth:`act` maximises: ``"round"`` (the expected net
             round points, the default) or ``"match"`` (the chance of winning the
             match, :class:`MatchUtility`). :meth:`evaluate` always gives round points.
+        infer: re-deal the opponent's hand from what their play suggests: a player
+            who laid a hand card without capturing probably held no card of the
+            months then on the field (:attr:`~koikoi.views.PlayerView.declined`);
+            such cards go to their hand last, except in :data:`INFER_SLACK` of the
+            re-deals.
     """
 
     def __init__(
@@ -222,6 +229,7 @@ class MCTSAgent:
         backend: str = "auto",
         prune: bool = False,
         objective: str = "round",
+        infer: bool = False,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
@@ -250,6 +258,7 @@ class MCTSAgent:
         self.policy = policy
         self.backend = backend
         self.prune = prune
+        self.infer = infer
         self._playouts: Playouts | None = None
         self._values: Values = rollout_values
         self._sigmas: dict[Rules, float] = {}
@@ -262,6 +271,8 @@ class MCTSAgent:
             parts.append(f"iterations={iterations}")
         if objective != "round":
             parts.append(f"objective={objective}")
+        if infer:
+            parts.append("infer=1")
         self.name = "mcts:" + ",".join(parts)
 
     # ------------------------------------------------------------- set-up
@@ -395,6 +406,7 @@ class MCTSAgent:
         k = len(ids)
         stats = _Stats(k)
         clock = time.perf_counter
+        avoid = view.declined[view.opponent] if self.infer else 0
         if self._playouts is not None:
             from koikoi.agents.kernel import BatchSearch
 
@@ -405,6 +417,8 @@ class MCTSAgent:
                 policy=self.policy,
                 rollouts=self.rollouts,
                 utility=None if utility is None else utility.kernel_params(),
+                avoid=avoid,
+                slack=INFER_SLACK,
             )
             batch = 1 if self.time_limit is not None else BATCH
             while stats.done < max_iter:
@@ -428,7 +442,7 @@ class MCTSAgent:
         n, policy = self.rollouts, self.policy
         values = [0.0] * k
         while stats.done < max_iter:
-            det = determinize(view, rng, scorer=scorer)
+            det = determinize(view, rng, scorer=scorer, avoid=avoid, slack=INFER_SLACK)
             seed = rng.getrandbits(62)
             cut = False
             active = stats.active
@@ -523,7 +537,16 @@ def _pruned(
     return keep
 
 
-_PARAMS: Final = ("time", "iterations", "rollouts", "policy", "backend", "prune", "objective")
+_PARAMS: Final = (
+    "time",
+    "iterations",
+    "rollouts",
+    "policy",
+    "backend",
+    "prune",
+    "objective",
+    "infer",
+)
 
 
 def _int_param(params: Mapping[str, str], key: str) -> int | None:
@@ -538,7 +561,8 @@ def _int_param(params: Mapping[str, str], key: str) -> int | None:
 
 
 def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
-    """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=0,objective=round``.
+    """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=0,objective=round``
+    (and ``infer=0``).
 
     Every parameter is optional; with neither ``time`` nor ``iterations`` a
     decision takes 1 second.
@@ -560,15 +584,19 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
                 f"mcts: time must be a number of seconds, not {params['time']!r}"
             ) from None
     rollouts = _int_param(params, "rollouts")
-    prune = params.get("prune", "0").lower()
-    if prune not in ("0", "1", "true", "false", "yes", "no"):
-        raise InvalidInputError(f"mcts: prune must be 1 or 0, not {params['prune']!r}")
+    flags = {}
+    for key in ("prune", "infer"):
+        flag = params.get(key, "0").lower()
+        if flag not in ("0", "1", "true", "false", "yes", "no"):
+            raise InvalidInputError(f"mcts: {key} must be 1 or 0, not {params[key]!r}")
+        flags[key] = flag in ("1", "true", "yes")
     return MCTSAgent(
         time_limit=time_limit,
         iterations=_int_param(params, "iterations"),
         rollouts=DEFAULT_ROLLOUTS if rollouts is None else rollouts,
         policy=params.get("policy", "greedy").lower(),
         backend=params.get("backend", "auto").lower(),
-        prune=prune in ("1", "true", "yes"),
+        prune=flags["prune"],
         objective=params.get("objective", "round").lower(),
+        infer=flags["infer"],
     )
