@@ -216,7 +216,7 @@ class MCTSAgent:
             who laid a hand card without capturing probably held no card of the
             months then on the field (:attr:`~koikoi.views.PlayerView.declined`);
             such cards go to their hand last, except in :data:`INFER_SLACK` of the
-            re-deals.
+            re-deals. On by default (measured stronger); ``False`` deals uniformly.
     """
 
     def __init__(
@@ -229,7 +229,7 @@ class MCTSAgent:
         backend: str = "auto",
         prune: bool = False,
         objective: str = "round",
-        infer: bool = False,
+        infer: bool = True,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
@@ -271,8 +271,8 @@ class MCTSAgent:
             parts.append(f"iterations={iterations}")
         if objective != "round":
             parts.append(f"objective={objective}")
-        if infer:
-            parts.append("infer=1")
+        if not infer:
+            parts.append("infer=0")
         self.name = "mcts:" + ",".join(parts)
 
     # ------------------------------------------------------------- set-up
@@ -562,7 +562,7 @@ def _int_param(params: Mapping[str, str], key: str) -> int | None:
 
 def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
     """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=0,objective=round``
-    (and ``infer=0``).
+    (and ``infer=1``).
 
     Every parameter is optional; with neither ``time`` nor ``iterations`` a
     decision takes 1 second.
@@ -585,8 +585,8 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
             ) from None
     rollouts = _int_param(params, "rollouts")
     flags = {}
-    for key in ("prune", "infer"):
-        flag = params.get(key, "0").lower()
+    for key, default in (("prune", "0"), ("infer", "1")):
+        flag = params.get(key, default).lower()
         if flag not in ("0", "1", "true", "false", "yes", "no"):
             raise InvalidInputError(f"mcts: {key} must be 1 or 0, not {params[key]!r}")
         flags[key] = flag in ("1", "true", "yes")
