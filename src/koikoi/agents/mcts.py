@@ -74,9 +74,9 @@ PRUNE_Z: Final = 3.0
 BATCH: Final = 16
 """Iterations per kernel call (the pruning test runs between calls)."""
 BATCH_SHARE: Final = 0.01
+"""Under a time budget, a kernel call takes at most this share of it."""
 INFER_SLACK: Final = 0.1
 """With ``infer``: the share of re-deals that ignore what the opponent's lays suggest."""
-"""Under a time budget, a kernel call takes at most this share of it."""
 
 Playouts = Callable[[Round, int, int, str], float]
 Values = Callable[[Round, int, int, str], "Sequence[int]"]
