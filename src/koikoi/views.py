@@ -203,13 +203,11 @@ def determinize(
     hands[view.player] = view.hand
     avoid &= view.unseen
     if avoid and rng.random() >= slack:
-        first = [c for c in unseen if not (avoid >> c) & 1]
-        first += [c for c in unseen if (avoid >> c) & 1]
-        held = set(first[:n])
-        unseen = first[:n] + [c for c in unseen if c not in held]
-        rest = unseen[n:]
+        outside = [c for c in unseen if not (avoid >> c) & 1]
+        held = (outside + [c for c in unseen if (avoid >> c) & 1])[:n]
+        rest = [c for c in unseen if c not in held]
         rng.shuffle(rest)
-        unseen[n:] = rest
+        unseen = held + rest
     for c in unseen[:n]:
         hands[opp] |= 1 << c
     rnd = Round(
