@@ -483,7 +483,7 @@ def test_pruning_search_agrees_on_the_obvious_with_fewer_samples(
         piles=("3L 8L", ""),
     )
     drawn = parse_cards("1P2").bit_length() - 1
-    rnd.stock.remove(drawn)
+    rnd._stock.remove(drawn)
     rnd.drawn, rnd.phase = drawn, Phase.TAKE
     view = view_of_round(rnd, 0)
     take = parse_action("take 1L").id

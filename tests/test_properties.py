@@ -148,7 +148,7 @@ def snapshot(rnd: Round) -> tuple[Any, ...]:
 def check_step(rnd: Round, action: int) -> None:
     """Apply ``action`` to ``rnd`` and check what it did against the rules."""
     rules, p = rnd.rules, rnd.current
-    phase, field, top = rnd.phase, rnd.field, (rnd.stock[-1] if rnd.stock else -1)
+    phase, field, top = rnd.phase, rnd.field, (rnd.stock[0] if rnd.stock_count else -1)
     score_before = rnd.turn_score if phase is Phase.TAKE else rnd.scores[p]
     hand_before, calls_before = rnd.hands[p], list(rnd.koikoi_calls)
     events_before = len(rnd.events or [])

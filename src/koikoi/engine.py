@@ -148,7 +148,12 @@ class Event:
 
 
 class Round:
-    """One round (one deal), mutable for speed. Build with :meth:`Match` or :meth:`Round.deal`."""
+    """One round (one deal), mutable for speed.
+
+    Build one with :class:`Match` (which deals), with this constructor (a deal you
+    give: hands, field and the stock, top card first), or mid-round from a
+    position with :meth:`Round.from_position`.
+    """
 
     __slots__ = (
         "_any_or_discard",
@@ -178,8 +183,8 @@ class Round:
         "rules",
         "scorer",
         "scores",
+        "_stock",
         "settlement",
-        "stock",
         "turn_score",
     )
 
@@ -193,7 +198,9 @@ class Round:
     phase: Phase
     hands: list[int]
     field: int
-    stock: list[int]
+    _stock: list[int]
+    """The stock, **bottom card first** (``pop()`` draws the top): internal; read
+    :attr:`stock`, which is top card first like every other stock in the package."""
     piles: list[int]
     drawn: int
     scores: list[int]
@@ -239,7 +246,7 @@ class Round:
         self.phase = Phase.PLAY
         self.hands = [hands[0], hands[1]]
         self.field = field
-        self.stock = list(reversed(stock))  # pop() takes the top
+        self._stock = list(reversed(stock))  # pop() takes the top
         self.piles = [0, 0]
         self.drawn = -1
         self.scores = [0, 0]
@@ -271,9 +278,24 @@ class Round:
         return self.phase is Phase.OVER
 
     @property
+    def stock(self) -> list[int]:
+        """The stock, **top card first** (hidden information), as a new list.
+
+        The same order as the ``stock`` argument of :class:`Round`, the decks of
+        :attr:`Match.deals` (cards 24 to 47) and the ``stock=`` field of a
+        position (:mod:`koikoi.positions`): the next card drawn comes first.
+        """
+        return self._stock[::-1]
+
+    @property
     def stock_top_first(self) -> list[int]:
-        """The stock, top card first (hidden information)."""
-        return self.stock[::-1]
+        """The same as :attr:`stock` (kept for callers written before it was top first)."""
+        return self._stock[::-1]
+
+    @property
+    def stock_count(self) -> int:
+        """How many cards are left in the stock."""
+        return len(self._stock)
 
     def clone(self, *, events: bool = False) -> Round:
         """An independent copy (without the event log unless asked)."""
@@ -288,7 +310,7 @@ class Round:
         other.phase = self.phase
         other.hands = self.hands[:]
         other.field = self.field
-        other.stock = self.stock[:]
+        other._stock = self._stock[:]
         other.piles = self.piles[:]
         other.drawn = self.drawn
         other.scores = self.scores[:]
@@ -487,7 +509,7 @@ class Round:
                 )
             )
         # draw
-        stock = self.stock
+        stock = self._stock
         if not stock:  # cannot happen with a full deck; be safe
             self._end_turn(p)
             return
@@ -645,7 +667,7 @@ class Round:
     def accounted(self) -> int:
         """Bitwise OR of every place a card can be; equals the full deck in a sound state."""
         stock = 0
-        for c in self.stock:
+        for c in self._stock:
             stock |= 1 << c
         drawn = (1 << self.drawn) if self.drawn >= 0 else 0
         return (
@@ -666,7 +688,7 @@ class Round:
             + self.field.bit_count()
             + self.piles[0].bit_count()
             + self.piles[1].bit_count()
-            + len(self.stock)
+            + len(self._stock)
             + drawn
         )
 

@@ -624,7 +624,10 @@ def _settlement_difference(
     recorded: Mapping[str, Any], actual: Mapping[str, Any], record: GameRecord
 ) -> str | None:
     """Where a recorded settlement differs from the replayed one, in words; None if equal."""
-    if dict(recorded) == dict(actual):
+    actual = dict(actual)
+    if "exhausted" not in recorded:  # written before settlements carried the flag
+        actual.pop("exhausted", None)
+    if dict(recorded) == actual:
         return None
     rw, aw = recorded.get("winner"), actual.get("winner")
     if rw != aw:
@@ -634,7 +637,7 @@ def _settlement_difference(
             f"recorded {recorded.get('points')!r} points for {record.player_name(aw)}, "
             f"replay gives {actual.get('points')}"
         )
-    for key in ("reason", "base", "deltas", "yaku", "multipliers"):
+    for key in ("reason", "exhausted", "base", "deltas", "yaku", "multipliers"):
         if recorded.get(key) != actual.get(key):
             return f"recorded {key} {recorded.get(key)!r}, replay gives {actual.get(key)!r}"
     extra = sorted(set(recorded) - set(actual))

@@ -45,6 +45,7 @@ from koikoi.errors import InvalidInputError
 from koikoi.rules import Rules
 
 __all__ = [
+    "EXHAUSTED_REASONS",
     "MULTIPLIER_NAMES",
     "YAKU_NAMES",
     "YAKU_ORDER",
@@ -213,6 +214,11 @@ class Multiplier:
         return f"{label}: {' '.join(parts) or 'x1'}"
 
 
+EXHAUSTED_REASONS: Final[frozenset[str]] = frozenset(
+    {"exhausted", "dealer_point", "oya_ken", "exhausted_highest", "exhausted_last_yaku"}
+)
+"""The settlement reasons of a round that ended with both hands played out."""
+
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """How a round was settled.
@@ -230,11 +236,25 @@ class Settlement:
     points: int
     deltas: tuple[int, int]
 
+    @property
+    def exhausted(self) -> bool:
+        """Whether the round ended with both hands played out and nobody having stopped.
+
+        True for the reasons ``exhausted`` (nobody scores), ``dealer_point``,
+        ``oya_ken``, ``exhausted_highest`` and ``exhausted_last_yaku``; false for a
+        stop (``stop``, automatic stops included) and an instant hand (``instant``).
+
+        >>> Scorer(Rules()).no_score("exhausted").exhausted
+        True
+        """
+        return self.reason in EXHAUSTED_REASONS
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready plain data (lists, strings, ints, ``None``)."""
         return {
             "winner": self.winner,
             "reason": self.reason,
+            "exhausted": self.exhausted,
             "base": self.base,
             "points": self.points,
             "deltas": list(self.deltas),

@@ -142,7 +142,7 @@ def view_of_round(
         field=rnd.field,
         piles=(rnd.piles[0], rnd.piles[1]),
         hand_counts=(rnd.hands[0].bit_count(), rnd.hands[1].bit_count()),
-        stock_count=len(rnd.stock),
+        stock_count=rnd.stock_count,
         drawn=rnd.drawn,
         round_scores=(rnd.scores[0], rnd.scores[1]),
         turn_score=rnd.turn_score,

@@ -123,7 +123,7 @@ def test_the_checker_catches_a_leak(client: TestClient) -> None:
     state["view"]["field"].append(opponent_card)
     with pytest.raises(AssertionError, match="hidden cards"):
         check_no_leak(room.rules, 3, [], 0, [state])
-    stock_card = room.match.round.stock[-1]
+    stock_card = room.match.round.stock[0]
     from koikoi.cards import CODES
 
     state = room.state(None, 0)

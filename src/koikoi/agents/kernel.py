@@ -270,7 +270,8 @@ def encode_round(rnd: Round) -> KernelState:
     state[impl.S_DRAWN] = rnd.drawn
     state[impl.S_DEALER] = rnd.dealer
     state[impl.S_MONTH] = rnd.month
-    state[impl.S_NSTOCK] = len(rnd.stock)
+    bottom_first = rnd.stock[::-1]  # the kernel draws from the end, like the engine
+    state[impl.S_NSTOCK] = len(bottom_first)
     state[impl.S_WINNER] = -1
     settlement = rnd.settlement
     if rnd.phase is Phase.OVER and settlement is not None:
@@ -282,9 +283,9 @@ def encode_round(rnd: Round) -> KernelState:
         if settlement.reason in REASONS:
             state[impl.S_REASON] = REASONS.index(settlement.reason)
     stock = np.zeros(impl.STOCK_SIZE, dtype=np.int8)
-    if len(rnd.stock) > impl.STOCK_SIZE:
-        raise InvalidInputError(f"a stock of {len(rnd.stock)} cards is not a Koi-Koi stock")
-    stock[: len(rnd.stock)] = rnd.stock
+    if len(bottom_first) > impl.STOCK_SIZE:
+        raise InvalidInputError(f"a stock of {len(bottom_first)} cards is not a Koi-Koi stock")
+    stock[: len(bottom_first)] = bottom_first
     return KernelState(state, stock)
 
 

@@ -70,7 +70,7 @@ def _frame(step: ReplayStep) -> dict[str, Any]:
         "hands": [format_cards(h).split() for h in rnd.hands],
         "field": format_cards(rnd.field).split(),
         "piles": [format_cards(p).split() for p in rnd.piles],
-        "stock_count": len(rnd.stock),
+        "stock_count": rnd.stock_count,
         "drawn": CODES[rnd.drawn] if rnd.drawn >= 0 else None,
         "round_scores": list(rnd.scores),
         "koikoi_calls": list(rnd.koikoi_calls),
