@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "koikoi.commands.rules",
     "koikoi.commands.score",
     "koikoi.commands.replay",
+    "koikoi.commands.records_io",
     "koikoi.commands.simulate",
     "koikoi.commands.bench",
     "koikoi.commands.arena",

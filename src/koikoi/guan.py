@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -55,6 +56,7 @@ from koikoi.engine import Event, Match, Phase
 from koikoi.errors import IllegalActionError, RecordError
 from koikoi.record import GameRecord, replay
 from koikoi.rules import Rules, diff_rules, get_rules
+from koikoi.scoring import EXHAUSTED_REASONS
 
 __all__ = [
     "GUAN_RULES",
@@ -65,6 +67,7 @@ __all__ = [
     "guan_to_record",
     "import_guan",
     "is_guan",
+    "json_files",
     "load_guan",
     "record_to_guan",
 ]
@@ -410,12 +413,17 @@ def _choose(legal: list[int], card: int, capture: tuple[int, ...]) -> int | None
     return options[0] if options and capture else None
 
 
-def _play_turn(match: Match, turn: _Turn, where: str) -> None:
-    """Apply one recorded turn (hand card, drawn card, koi-koi decision) and check it."""
+def _play_turn(match: Match, turn: _Turn, k: int, where: str) -> None:
+    """Apply one recorded turn of round ``k`` (hand card, drawn card, koi-koi decision)
+    and check it."""
+    if len(match.settlements) >= k:
+        s = match.settlements[k - 1]
+        raise RecordError(
+            f"{where}: under {GUAN_RULES} rules the round is already over ({s.reason}, "
+            f"points {list(s.deltas)})"
+        )
     rnd = match.round
     p = turn.player
-    if match.is_over or rnd.phase is Phase.OVER:
-        raise RecordError(f"{where}: the round is already over under {GUAN_RULES} rules")
     if rnd.phase is not Phase.PLAY or rnd.current != p:
         raise RecordError(
             f"{where}: the file has {_who(p)} play, but {_who(rnd.current)} is to "
@@ -509,7 +517,7 @@ def _check_round_result(match: Match, rnd: _Round, k: int, where: str) -> None:
     if rnd.points is None:  # pragma: no cover - _read_game only leaves the last round open
         return
     recorded_winner = None if rnd.winner == 0 else (rnd.winner or 0) - 1
-    engine_winner = s.winner if s.reason not in ("dealer_point", "exhausted") else None
+    engine_winner = None if s.exhausted else s.winner
     if recorded_winner != engine_winner or tuple(s.deltas) != rnd.points:
         raise RecordError(
             f"{where}: round {k} result differs: the file has roundWinner {rnd.winner} and "
@@ -585,12 +593,12 @@ def guan_to_record(
             )
         for n, turn in enumerate(rnd.turns, 1):
             try:
-                _play_turn(match, turn, f"{here}, turn {n}")
+                _play_turn(match, turn, k, f"{here}, turn {n}")
             except IllegalActionError as exc:  # pragma: no cover - actions come from legal_ids
                 raise RecordError(f"{here}, turn {n}: {exc}") from None
         if rnd.winner is not None:
             _check_round_result(match, rnd, k, where)
-        elif match.round.is_over:
+        elif len(match.settlements) >= k:
             raise RecordError(
                 f"{here}: the round is over under {GUAN_RULES} rules but the file has no "
                 "result for it"
@@ -629,6 +637,32 @@ def _check_end(match: Match, game: _Game, where: str) -> None:
             raise RecordError(
                 f"{where}: the file has gameWinner {game.winner}; {GUAN_RULES} rules give {engine}"
             )
+
+
+def json_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The JSON files named by ``paths``: a file as given, a folder's ``*.json`` files in
+    natural order (``2.json`` before ``10.json``).
+
+    Raises:
+        RecordError: a path that does not exist, or a folder without JSON files.
+    """
+    out: list[Path] = []
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            found = sorted((f for f in p.glob("*.json") if f.is_file()), key=_natural)
+            if not found:
+                raise RecordError(f"{str(p)!r} holds no .json file")
+            out.extend(found)
+        elif p.exists():
+            out.append(p)
+        else:
+            raise RecordError(f"no such file or folder: {str(p)!r}")
+    return out
+
+
+def _natural(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
 
 
 def import_guan(path: str | Path, *, created: str | None = None) -> GameRecord:
@@ -775,7 +809,7 @@ def _export_rounds(record: GameRecord, match: Match) -> Iterator[_Export]:
             reason = event.data.get("reason")
             deltas = event.data.get("deltas", [0, 0])
             current.basic["roundWinner"] = (
-                0 if winner is None or reason in ("dealer_point", "exhausted") else winner + 1
+                0 if winner is None or reason in EXHAUSTED_REASONS else winner + 1
             )
             current.basic["player1RoundPts"] = deltas[0]
             current.basic["player2RoundPts"] = deltas[1]
