@@ -163,6 +163,7 @@ class Round:
         "_must_match",
         "_offer_last",
         "_plain",
+        "_stock",
         "_viewing_koikoi",
         "_wild",
         "called_score",
@@ -183,7 +184,6 @@ class Round:
         "rules",
         "scorer",
         "scores",
-        "_stock",
         "settlement",
         "turn_score",
     )
@@ -270,6 +270,18 @@ class Round:
         self._limit_round = r.koikoi.limit_scope == "round"
         self._viewing_koikoi = r.yaku.viewing_after_koikoi > 0
         self._plain = not (self._any_or_discard or self._must_match or self._wild)
+
+    @classmethod
+    def from_position(cls, text: str, *, rules: Rules | None = None) -> Round:
+        """The round of a full position (:mod:`koikoi.positions`), events off.
+
+        Raises:
+            PositionError: the text cannot be read or the position cannot happen
+                (the message names the problem), or it is a view.
+        """
+        from koikoi.positions import round_from_position
+
+        return round_from_position(text, rules=rules)
 
     # ----------------------------------------------------------------- queries
 

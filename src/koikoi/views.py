@@ -68,6 +68,20 @@ class PlayerView:
     they laid a hand card without capturing: public, and a hint that they held no
     card of those months then, nor since (see :func:`determinize`)."""
 
+    @classmethod
+    def from_position(
+        cls, text: str, *, rules: Rules | None = None, player: int | None = None
+    ) -> PlayerView:
+        """The view of a view position, or ``player``'s view of a full position
+        (:mod:`koikoi.positions`). It has no history and no earlier settlements.
+
+        Raises:
+            PositionError: the text cannot be read or the position cannot happen.
+        """
+        from koikoi.positions import view_from_position
+
+        return view_from_position(text, rules=rules, player=player)
+
     @property
     def opponent(self) -> int:
         return 1 - (self.player or 0)
