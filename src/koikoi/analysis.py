@@ -42,8 +42,11 @@ __all__ = [
     "Analysis",
     "AnalyzedDecision",
     "Evaluator",
+    "PositionAnalysis",
+    "analyze_position",
     "analyze_record",
     "format_analysis",
+    "format_position_analysis",
 ]
 
 
@@ -225,4 +228,118 @@ def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) 
             f"best {describe_action_id(d.best)} ({d.values[d.best]:+.2f}), loss {d.loss:.2f}"
         )
         lines.append(f"       values: {alternatives}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PositionAnalysis:
+    """Every legal action of one position with its value, best first.
+
+    ``points`` are expected net round points for the player to act (points won
+    minus points lost this round); ``equity`` (when the agent reports it and the
+    position has match context) is the chance of winning the match, 0 to 1.
+    The ranking follows what the agent maximises: equity when it has it.
+    """
+
+    position: str
+    agent: str
+    player: int
+    ranked: list[int]
+    points: dict[int, float]
+    equity: dict[int, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the position, the agent, and every action with its values."""
+        actions = []
+        for a in self.ranked:
+            entry: dict[str, Any] = {
+                "action": describe_action_id(a),
+                "id": a,
+                "points": round(self.points[a], 4),
+            }
+            if self.equity is not None:
+                entry["equity"] = round(self.equity[a], 4)
+            actions.append(entry)
+        return {
+            "position": self.position,
+            "agent": self.agent,
+            "player": self.player,
+            "best": describe_action_id(self.ranked[0]),
+            "actions": actions,
+        }
+
+
+def analyze_position(
+    text: str,
+    agent: Evaluator,
+    *,
+    seed: int = 0,
+    rules: Any = None,
+) -> PositionAnalysis:
+    """Value every legal action of a position (:mod:`koikoi.positions`).
+
+    The agent sees only the view of the player to act: a full position's hidden
+    cards are not used. An agent with ``evaluate_detail`` reports match equity
+    beside the round points.
+
+    Raises:
+        PositionError: the position cannot be read or cannot happen.
+        InvalidInputError: the agent cannot evaluate, or a view position is not the
+            viewing player's turn.
+    """
+    from koikoi.positions import parse_position
+
+    if not callable(getattr(agent, "evaluate", None)):
+        raise InvalidInputError(
+            f"agent {getattr(agent, 'name', agent)!r} cannot evaluate moves: use a search "
+            "agent such as expert or mcts:iterations=200"
+        )
+    pos = parse_position(text, rules=rules)
+    player = pos.current
+    if pos.viewer is not None and pos.viewer != player:
+        raise InvalidInputError(
+            f"this is player {pos.viewer}'s view but player {player} is to act: "
+            "only the player to act has moves to value"
+        )
+    view = pos.to_view(player)
+    rng = random.Random(seed)
+    detail = getattr(agent, "evaluate_detail", None)
+    equity: dict[int, float] | None = None
+    if callable(detail):
+        values = detail(view, rng)
+        points = {a: v.points for a, v in values.items()}
+        if all(v.equity is not None for v in values.values()):
+            equity = {a: float(v.equity) for a, v in values.items()}
+    else:
+        points = dict(agent.evaluate(view, rng))
+    key = equity if equity is not None else points
+    ranked = sorted(view.legal_ids, key=lambda a: (-key.get(a, float("-inf")), a))
+    return PositionAnalysis(
+        position=pos.text(),
+        agent=agent.name,
+        player=player,
+        ranked=ranked,
+        points=points,
+        equity=equity,
+    )
+
+
+def format_position_analysis(result: PositionAnalysis) -> str:
+    """The analysis of a position as a table, best action first."""
+    lines = [
+        f"Position: {result.position}",
+        f"Player {result.player} to act; values by {result.agent}.",
+    ]
+    if result.equity is not None:
+        lines.append("  action              match win  round points")
+        for a in result.ranked:
+            lines.append(
+                f"  {describe_action_id(a):<18} {100 * result.equity[a]:8.1f}%  "
+                f"{result.points[a]:+8.2f}"
+            )
+    else:
+        lines.append("  action              round points")
+        for a in result.ranked:
+            lines.append(f"  {describe_action_id(a):<18} {result.points[a]:+8.2f}")
+    lines.append(f"Best: {describe_action_id(result.ranked[0])}.")
     return "\n".join(lines)

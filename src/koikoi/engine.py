@@ -283,6 +283,39 @@ class Round:
 
         return round_from_position(text, rules=rules)
 
+    def resume(
+        self,
+        *,
+        current: int,
+        phase: Phase,
+        piles: tuple[int, int],
+        drawn: int,
+        scores: tuple[int, int],
+        koikoi_calls: tuple[int, int],
+        called_scores: tuple[int, int],
+        last_improver: int | None,
+        declined: tuple[int, int],
+        turn_score: int | None = None,
+    ) -> None:
+        """Set the mid-round part of the state on a freshly built round (unchecked).
+
+        ``turn_score`` (the acting player's score when their turn began) is only
+        read in the take phase, where it equals their score: by default it is set so.
+
+        The one place that sets it: :mod:`koikoi.positions` (which checks the
+        position first) and :func:`koikoi.views.determinize` go through it.
+        """
+        self.current = current
+        self.phase = phase
+        self.piles = [piles[0], piles[1]]
+        self.drawn = drawn
+        self.scores = [scores[0], scores[1]]
+        self.turn_score = scores[current] if turn_score is None else turn_score
+        self.koikoi_calls = [koikoi_calls[0], koikoi_calls[1]]
+        self.called_score = [called_scores[0], called_scores[1]]
+        self.last_improver = last_improver
+        self.declined = [declined[0], declined[1]]
+
     # ----------------------------------------------------------------- queries
 
     @property

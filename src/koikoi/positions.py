@@ -759,17 +759,17 @@ def _check_scores(p: Position) -> None:
 
 def _restore(rnd: Round, p: Position) -> None:
     """Set the mid-round state of ``p`` on a freshly dealt ``rnd``."""
-    rnd.current = p.current
-    rnd.phase = p.phase
-    rnd.piles = [p.piles[0], p.piles[1]]
-    rnd.drawn = p.drawn
-    rnd.scores = [p.scores[0], p.scores[1]]
-    # A turn's starting score: only read in the take phase, where it is the current score.
-    rnd.turn_score = p.scores[p.current]
-    rnd.koikoi_calls = [p.koikoi_calls[0], p.koikoi_calls[1]]
-    rnd.called_score = [p.called_scores[0], p.called_scores[1]]
-    rnd.last_improver = p.last_improver
-    rnd.declined = [p.declined[0], p.declined[1]]
+    rnd.resume(
+        current=p.current,
+        phase=p.phase,
+        piles=p.piles,
+        drawn=p.drawn,
+        scores=p.scores,
+        koikoi_calls=p.koikoi_calls,
+        called_scores=p.called_scores,
+        last_improver=p.last_improver,
+        declined=p.declined,
+    )
 
 
 def _filler_round(p: Position) -> Round:

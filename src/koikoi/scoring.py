@@ -219,6 +219,7 @@ EXHAUSTED_REASONS: Final[frozenset[str]] = frozenset(
 )
 """The settlement reasons of a round that ended with both hands played out."""
 
+
 @dataclass(frozen=True, slots=True)
 class Settlement:
     """How a round was settled.

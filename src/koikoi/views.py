@@ -235,14 +235,16 @@ def determinize(
         scorer=scorer,
         events=False,
     )
-    rnd.current = view.current
-    rnd.phase = view.phase
-    rnd.piles = [view.piles[0], view.piles[1]]
-    rnd.drawn = view.drawn
-    rnd.scores = [view.round_scores[0], view.round_scores[1]]
-    rnd.turn_score = view.turn_score
-    rnd.koikoi_calls = [view.koikoi_calls[0], view.koikoi_calls[1]]
-    rnd.called_score = [view.called_scores[0], view.called_scores[1]]
-    rnd.last_improver = view.last_improver
-    rnd.declined = [view.declined[0], view.declined[1]]
+    rnd.resume(
+        current=view.current,
+        phase=view.phase,
+        piles=view.piles,
+        drawn=view.drawn,
+        scores=view.round_scores,
+        koikoi_calls=view.koikoi_calls,
+        called_scores=view.called_scores,
+        last_improver=view.last_improver,
+        declined=view.declined,
+        turn_score=view.turn_score,
+    )
     return rnd

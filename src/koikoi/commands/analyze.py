@@ -1,8 +1,10 @@
-"""``koikoi analyze``: the value of every alternative at each decision of a record.
+"""``koikoi analyze``: the value of every alternative at each decision of a record,
+or at one position.
 
 A search agent evaluates every legal action from the deciding player's view
 (never the hidden cards) and the biggest losses against its choice are listed,
-as on a chess analysis board.
+as on a chess analysis board. With ``--position`` it values every legal action
+of one position (:mod:`koikoi.positions`), full or a player's view.
 """
 
 from __future__ import annotations
@@ -21,14 +23,30 @@ def register(subparsers: Any) -> None:
     """Add ``koikoi analyze``."""
     parser = subparsers.add_parser(
         "analyze",
-        help="find the biggest mistakes in a game record",
+        help="find the biggest mistakes in a game record, or value every move of a position",
         description=(
             "Replay a game record and, at each decision, let a search agent value every legal "
             "action from that player's view. Lists the biggest mistakes: the moves that lost "
-            "the most expected round points against the search's best move."
+            "the most expected round points against the search's best move. With --position, "
+            "value every legal action of one position instead (the player to act's view; a "
+            "full position's hidden cards are never used)."
         ),
     )
-    parser.add_argument("record", metavar="RECORD", help="a game record (JSON file)")
+    parser.add_argument(
+        "record", metavar="RECORD", nargs="?", default=None, help="a game record (JSON file)"
+    )
+    parser.add_argument(
+        "--position",
+        metavar="TEXT",
+        default=None,
+        help="a position (full or a view) instead of a record; see docs/positions.md",
+    )
+    parser.add_argument(
+        "--rules",
+        metavar="RULES",
+        default=None,
+        help="with --position: the house-rules file (or preset) the position names",
+    )
     parser.add_argument(
         "--agent",
         default=DEFAULT_AGENT,
@@ -66,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise InvalidInputError(f"--top must be 1 or more, not {args.top}")
     seed = parse_seed(str(args.seed))
+    if (args.record is None) == (args.position is None):
+        raise InvalidInputError("give either a RECORD file or --position TEXT (one of them)")
+    if args.rules is not None and args.position is None:
+        raise InvalidInputError("--rules goes with --position (a record names its own rules)")
     agent: Any = make_agent(args.agent)
+    if args.position is not None:
+        return _run_position(args, agent, seed)
     record = load_record(args.record)
     players = (0, 1) if args.player is None else (args.player,)
     show = args.progress or sys.stderr.isatty()
@@ -87,4 +111,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"Record: {args.record}")
         print(format_analysis(analysis, top=args.top, mistake=args.mistake))
+    return 0
+
+
+def _run_position(args: argparse.Namespace, agent: Any, seed: int) -> int:
+    from koikoi.analysis import analyze_position, format_position_analysis
+    from koikoi.rules import load_rules
+
+    rules = load_rules(args.rules) if args.rules is not None else None
+    result = analyze_position(args.position, agent, seed=seed, rules=rules)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(format_position_analysis(result))
     return 0
