@@ -7,6 +7,8 @@
 * ``koikoi bench agent SPEC`` — decision latency of an agent (mean, p50, p90,
   p99, max) over real decisions against an opponent
   (:func:`koikoi.arena.decision_latency`).
+* ``koikoi bench human PATH...`` — how often agents make the recorded (human)
+  move, by decision kind (:mod:`koikoi.agreement`).
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def register(subparsers: Any) -> None:
     )
     agent.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
     agent.add_argument("--json", action="store_true", help="print the result as JSON")
+    _register_human(sub)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         return _kernel(args)
     if args.bench_command == "agent":
         return _agent(args)
+    if args.bench_command == "human":
+        return _human(args)
     args._bench_parser.print_help()
     return 2
 
@@ -236,4 +241,82 @@ def _agent(args: argparse.Namespace) -> int:
             f"budget {result['budget_ms']:.0f} ms: p99 is {result['p99_over_budget']:.3f} x "
             f"the budget ({over:+.1f}%)"
         )
+    return 0
+
+
+# ---------------------------------------------------------------- bench human
+
+
+def _register_human(sub: Any) -> None:
+    human = sub.add_parser(
+        "human",
+        help="agreement of agents with recorded human moves, by decision kind",
+        description=(
+            "Put every recorded decision that had a choice (hand play, drawn-card choice, "
+            "koi-koi decision) to each agent, as the view of the player who made it, and "
+            "report how often the agent makes the recorded move: counts, rate, 95% Wilson "
+            "interval, and the rate of a uniform random choice. PATHs are game files "
+            "(koikoi records or Guan game files) or folders of them."
+        ),
+    )
+    human.add_argument(
+        "paths", nargs="+", metavar="PATH", help="game files, or folders of *.json game files"
+    )
+    human.add_argument(
+        "--agent",
+        action="append",
+        dest="agents",
+        metavar="SPEC",
+        help="agent spec; repeat for several (default heuristic)",
+    )
+    human.add_argument(
+        "--games", type=int, metavar="N", help="the first N games only (natural file order)"
+    )
+    human.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    human.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def human_command_line(args: argparse.Namespace) -> str:
+    """The complete command line that reproduces a ``bench human`` run."""
+    parts = ["koikoi bench human", *args.paths]
+    parts += [f"--agent {spec}" for spec in args.agents or ["heuristic"]]
+    if args.games is not None:
+        parts.append(f"--games {args.games}")
+    parts.append(f"--seed {args.seed}")
+    return " ".join(parts)
+
+
+def _human(args: argparse.Namespace) -> int:
+    from koikoi.agents.base import make_agent
+    from koikoi.agreement import KIND_NAMES, KINDS, agreement, decisions, load_games
+
+    specs = args.agents or ["heuristic"]
+    for spec in specs:
+        make_agent(spec)  # a bad spec fails here, before the games are read
+    games = load_games(args.paths, limit=args.games)
+    found = [d for name, record in games for d in decisions(record, game=name)]
+    results = [agreement(found, spec, seed=args.seed) for spec in specs]
+    actions = sum(len(record.actions) for _, record in games)
+    summary = {"games": len(games), "actions": actions, "agents": results}
+    if _printed_json(args, summary, human_command_line(args)):
+        return 0
+    counts = results[0]["kinds"]
+    by_kind = ", ".join(f"{KIND_NAMES[k]} {counts[k]['decisions']}" for k in KINDS)
+    print(
+        f"{len(games)} games, {actions} actions, {len(found)} decisions with a choice ({by_kind})"
+    )
+    for result in results:
+        print()
+        print(f"{result['agent']} ({result['seconds']:.1f} s)")
+        print(f"  {'decision':<18} {'n':>6} {'agreed':>7} {'rate':>7}  {'95% CI':<16} chance")
+        rows = [(KIND_NAMES[k], result["kinds"][k]) for k in KINDS]
+        for label, t in [*rows, ("all", result["all"])]:
+            if not t["decisions"]:
+                print(f"  {label:<18} {0:>6}")
+                continue
+            ci = f"[{t['ci95'][0]:.1%}, {t['ci95'][1]:.1%}]"
+            print(
+                f"  {label:<18} {t['decisions']:>6} {t['agreed']:>7} {t['rate']:>7.1%}  "
+                f"{ci:<16} {t['chance']:.1%}"
+            )
     return 0
