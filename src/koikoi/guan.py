@@ -523,7 +523,6 @@ def _check_round_result(match: Match, rnd: _Round, k: int, where: str) -> None:
             f"{where}: round {k} result differs: the file has roundWinner {rnd.winner} and "
             f"points {list(rnd.points)}; under {GUAN_RULES} rules the round ends "
             f"({s.reason}) with points {list(s.deltas)}"
-            + (f", won by {_who(s.winner)}" if s.winner is not None else "")
         )
 
 
