@@ -353,15 +353,28 @@ def test_mcts_match_objective_plays_for_the_match_in_the_last_round() -> None:
 
 
 def test_match_utility() -> None:
-    last = MatchUtility(lead=-4, rounds_left=0, sigma=6.0, transfer=False, own=0, other=4)
-    assert last(3) < 0.03 and last(4) == 0.5 and last(5) > 0.97  # a step, smoothed
-    early = MatchUtility(lead=0, rounds_left=9, sigma=6.0, transfer=False, own=0, other=0)
+    u = MatchUtility([0.0, 0.25, 0.5, 0.75, 1.0])
+    assert (u.span, u(-9), u(-1), u(0), u(2), u(7)) == (2, 0.0, 0.25, 0.5, 1.0, 1.0)
+    with pytest.raises(InvalidInputError, match="2 \\* span \\+ 1"):
+        MatchUtility([0.0, 1.0])
+
+
+def test_match_utility_of_a_view() -> None:
+    """From the match-equity table: the last round is a step at the lead, bust is 0."""
+    m = Match(get_rules("nintendo"), seed=1)
+    view = view_of(m, 0)
+    last = MatchUtility.of_view(dataclasses.replace(view, round_number=12, match_scores=(0, 4)))
+    assert last is not None
+    assert last(3) == 0.0 and last(4) == 0.5 and last(5) == 1.0
+    early = MatchUtility.of_view(view)
+    assert early is not None
     values = [early(d) for d in range(-20, 21, 5)]
-    assert values == sorted(values) and early(0) == 0.5
-    assert 0.6 < early(5) < 0.65  # Φ(5 / 18)
-    bust = MatchUtility(lead=-20, rounds_left=5, sigma=6.0, transfer=True, own=5, other=25)
-    assert bust(-5) == 0.0 and bust(-4) > 0.0  # paying 5 of 5 points busts
-    assert MatchUtility(lead=20, rounds_left=5, sigma=6.0, transfer=True, own=25, other=5)(5) == 1.0
+    assert values == sorted(values) and 0.4 < early(0) < 0.6
+    japan = view_of(Match(get_rules("koikoi-japan"), seed=1), 0)
+    bust = MatchUtility.of_view(dataclasses.replace(japan, match_scores=(5, 55)))
+    assert bust is not None and bust(-5) == 0.0 and bust(-4) > 0.0
+    single = dataclasses.replace(view, rounds=1, round_number=1)
+    assert MatchUtility.of_view(single) is None  # one round: played for its points
 
 
 def test_mcts_objective_spec() -> None:

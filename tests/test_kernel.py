@@ -698,19 +698,23 @@ def test_batch_search_deals_the_declined_months_last() -> None:
 
 @needs_numba
 def test_kernel_utility_is_the_match_utility() -> None:
+
     import numpy as np
 
     from koikoi.agents import _kernel_impl as impl
     from koikoi.agents.mcts import MatchUtility
+    from koikoi.views import view_of
 
+    view = view_of(Match(get_rules("koikoi-japan"), seed=3), 0)
     cases = [
-        MatchUtility(lead=3, rounds_left=4, sigma=5.5, transfer=False, own=10, other=7),
-        MatchUtility(lead=-6, rounds_left=0, sigma=5.5, transfer=False, own=0, other=6),
-        MatchUtility(lead=-20, rounds_left=3, sigma=7.0, transfer=True, own=5, other=25),
+        MatchUtility.of_view(dataclasses.replace(view, match_scores=(12, 48))),
+        MatchUtility.of_view(dataclasses.replace(view, round_number=8, match_scores=(31, 29))),
+        MatchUtility([0.0, 0.3, 1.0]),
     ]
     for u in cases:
+        assert u is not None
         params = np.array((1.0, *u.kernel_params()), dtype=np.float64)
-        for d in range(-12, 13):
-            assert impl.utility(float(d), params) == pytest.approx(u(d), abs=1e-12)
-    off = np.zeros(impl.UTILITY_SIZE, dtype=np.float64)
+        for d in range(-40, 41):
+            assert impl.utility(float(d), params) == u(d)
+    off = np.zeros(impl.U_TABLE, dtype=np.float64)
     assert impl.utility(-7.0, off) == -7.0

@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "koikoi.commands.bench",
     "koikoi.commands.arena",
     "koikoi.commands.analyze",
+    "koikoi.commands.train",
     "koikoi.commands.serve",
 )
 

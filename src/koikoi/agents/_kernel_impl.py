@@ -22,7 +22,6 @@ Every step mirrors :class:`koikoi.engine.Round` and every yaku total mirrors
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 
@@ -1032,13 +1031,10 @@ def yaku_totals(
 # -------------------------------------------------------------------- search
 
 U_ENABLED: Final = 0
-U_LEAD: Final = 1
-U_K: Final = 2
-U_SCALE: Final = 3
-U_TRANSFER: Final = 4
-U_OWN: Final = 5
-U_OTHER: Final = 6
-UTILITY_SIZE: Final = 7
+U_SPAN: Final = 1
+U_TABLE: Final = 2
+"""The utility array: ``[enabled, span, table...]``; ``table[d + span]`` is the utility of
+a net round result ``d`` (clipped to ``-span..span``); disabled, the result itself."""
 
 
 @_jit("float64(float64, float64[::1])")
@@ -1046,12 +1042,13 @@ def utility(v: float, util: npt.NDArray[np.float64]) -> float:
     """koikoi.agents.mcts.MatchUtility of a net round result ``v`` (``v`` itself when off)."""
     if util[U_ENABLED] == 0.0:
         return v
-    if util[U_TRANSFER] != 0.0:
-        if util[U_OWN] + v <= 0.0:
-            return 0.0
-        if util[U_OTHER] - v <= 0.0:
-            return 1.0
-    return 0.5 * (1.0 + math.erf((util[U_LEAD] + util[U_K] * v) / util[U_SCALE]))
+    span = int(util[U_SPAN])
+    i = int(v) + span
+    if i < 0:
+        i = 0
+    elif i > 2 * span:
+        i = 2 * span
+    return float(util[U_TABLE + i])
 
 
 @_jit(
@@ -1082,8 +1079,12 @@ def search_batch(
     ``slack`` (as :func:`koikoi.views.determinize`). Then every action is applied
     to a copy and played out ``rollouts`` times, all actions with the same
     rollout random numbers; ``out[i, j]`` is the mean of :func:`utility` of the
-    net result for ``player``. Returns the number of playouts that hit an error.
+    net result for ``player``. When ``out`` has twice as many columns as there
+    are actions, ``out[i, n + j]`` is the mean net result itself (round points
+    beside the utility). Returns the number of playouts that hit an error.
     """
+    nact = actions.shape[0]
+    both = out.shape[1] == 2 * nact
     opp = 1 - player
     sign = 1 if player == 0 else -1
     hidden = state0[S_HAND0 + opp]
@@ -1142,15 +1143,23 @@ def search_batch(
             sk[:] = base_stock
             apply_action(st, sk, rules, buf, actions[j])
             if st[S_PHASE] == PHASE_OVER:
-                out[it, j] = utility(float(sign * signed_value(st)), util)
+                v = float(sign * signed_value(st))
+                out[it, j] = utility(v, util)
+                if both:
+                    out[it, nact + j] = v
                 continue
             roll[0] = seed
             acc = 0.0
+            raw = 0.0
             for _ in range(rollouts):
                 st2[:] = st
                 sk2[:] = sk
                 play_out(st2, sk2, rules, buf, roll, policy, record)
                 errors += st2[S_ERROR]
-                acc += utility(float(sign * signed_value(st2)), util)
+                v = float(sign * signed_value(st2))
+                acc += utility(v, util)
+                raw += v
             out[it, j] = acc / rollouts
+            if both:
+                out[it, nact + j] = raw / rollouts
     return errors

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id
@@ -14,6 +15,7 @@ from koikoi.views import PlayerView
 
 __all__ = [
     "AGENT_KINDS",
+    "ActionValue",
     "Agent",
     "GreedyAgent",
     "RandomAgent",
@@ -22,6 +24,30 @@ __all__ = [
     "parse_agent_spec",
     "register_agent",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionValue:
+    """What a search agent thinks of one action.
+
+    ``points``: the expected net round points for the player to act (points won
+    minus points lost this round). ``equity``: the chance of winning the match,
+    0 to 1, when the agent plays for the match (else None). :attr:`key` is the
+    value the agent maximises.
+    """
+
+    points: float
+    equity: float | None = None
+
+    @property
+    def key(self) -> float:
+        return self.points if self.equity is None else self.equity
+
+    def to_dict(self) -> dict[str, float]:
+        out = {"points": round(self.points, 4)}
+        if self.equity is not None:
+            out["equity"] = round(self.equity, 4)
+        return out
 
 
 @runtime_checkable

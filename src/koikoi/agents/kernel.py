@@ -510,8 +510,8 @@ class BatchSearch:
         policy: the rollout policy for both players.
         rollouts: playouts per action and iteration.
         utility: the match utility's kernel parameters
-            (:meth:`koikoi.agents.mcts.MatchUtility.kernel_params`), or None for
-            plain net round points.
+            (:meth:`koikoi.agents.mcts.MatchUtility.kernel_params`: the span, then
+            the table), or None for plain net round points.
         avoid: cards the opponent's re-dealt hand takes last, and ``slack``
             the chance of ignoring that (see :func:`koikoi.views.determinize`).
     """
@@ -543,23 +543,31 @@ class BatchSearch:
         self._code = _policy_code(policy)
         self._player = player
         self._rollouts = rollouts
-        params = np.zeros(impl.UTILITY_SIZE, dtype=np.float64)
-        if utility is not None:
-            if len(utility) != impl.UTILITY_SIZE - 1:
+        if utility is None:
+            params = np.zeros(impl.U_TABLE, dtype=np.float64)
+        else:
+            span = int(utility[0]) if utility else -1
+            if span < 0 or len(utility) != 2 * span + 2:
                 raise InvalidInputError(
-                    f"utility needs {impl.UTILITY_SIZE - 1} parameters, not {len(utility)}"
+                    "utility must be (span, table of 2 * span + 1 values), "
+                    f"not {len(utility)} values"
                 )
-            params[0] = 1.0
-            params[1:] = utility
+            params = np.array((1.0, *utility), dtype=np.float64)
         self._util = params
+        self.with_points = utility is not None
         self._avoid = avoid
         self._slack = slack
 
     def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
-        """``iterations`` more iterations: a matrix of values, one row each, a column per action."""
+        """``iterations`` more iterations: a matrix of values, one row each, a column per action.
+
+        With a utility, each row has the utilities first, then the net round
+        points of the same playouts (``2 * len(actions)`` columns).
+        """
         import numpy as np
 
-        out = np.empty((iterations, len(actions)), dtype=np.float64)
+        width = 2 * len(actions) if self.with_points else len(actions)
+        out = np.empty((iterations, width), dtype=np.float64)
         errors = self._impl.search_batch(
             self._state,
             self._stock,

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
+from koikoi.agents.base import ActionValue
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.rules import Rules
@@ -63,8 +64,6 @@ __all__ = [
 POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "random")
 BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
 OBJECTIVES: Final[tuple[str, ...]] = ("match", "round")
-CALIBRATION_ROUNDS: Final = 400
-"""Rounds played (from fresh deals) to measure a rule set's spread of round results."""
 DEFAULT_TIME: Final = 1.0
 DEFAULT_ROLLOUTS: Final = 4
 PRUNE_AFTER: Final = 16
@@ -137,52 +136,55 @@ def _kernel_values() -> Values | None:
 class MatchUtility:
     """The chance of winning the match after a round that ends with net result ``d``.
 
-    ``d`` is the points the player wins minus the points the opponent wins this
-    round. The match lead after it is ``lead + k * d`` (``k`` is 2 when points
-    are transferred, ``game.start_points > 0``, else 1); the rounds still to
-    play after this one add a normal spread of ``k * sigma * sqrt(rounds_left)``,
-    where ``sigma`` is the standard deviation of a round's result under the
-    active rules (measured, see :meth:`MCTSAgent._sigma`). In the last round the
-    utility is a step (win 1, tie 1/2, loss 0), smoothed over half a point.
-    Under transferred points a player whose score would fall to 0 or below has
-    lost (busted) and one who busts the opponent has won.
+    ``d`` is the points the searching player wins minus the points the opponent
+    wins this round. The table comes from the rule set's match-equity table
+    (:meth:`koikoi.agents.equity.MatchEquity.round_utility`): the lead after the
+    round, the rounds still to play, who deals next (which follows the round's
+    winner under most rules), busting at 0 under transferred points, and the tie
+    rule. Results beyond the table's ends count as its ends.
 
-    >>> u = MatchUtility(lead=0, rounds_left=0, sigma=6.0, transfer=False, own=0, other=0)
-    >>> u(3) > 0.99, u(0), u(-3) < 0.01
-    (True, 0.5, True)
+    >>> u = MatchUtility([0.0, 0.5, 1.0])
+    >>> u(-3), u(0), u(1)
+    (0.0, 0.5, 1.0)
     """
 
-    __slots__ = ("_k", "_lead", "_other", "_own", "_scale", "_transfer")
+    __slots__ = ("span", "table")
 
-    def __init__(
-        self, *, lead: int, rounds_left: int, sigma: float, transfer: bool, own: int, other: int
-    ) -> None:
-        self._k = 2 if transfer else 1
-        self._lead = lead
-        self._transfer = transfer
-        self._own = own
-        self._other = other
-        spread = self._k * sigma * math.sqrt(max(rounds_left, 0))
-        self._scale = max(spread, 0.5) * math.sqrt(2.0)
+    def __init__(self, table: Sequence[float]) -> None:
+        if len(table) % 2 != 1:
+            raise InvalidInputError("a match utility table has 2 * span + 1 values")
+        self.table = tuple(float(v) for v in table)
+        self.span = (len(table) - 1) // 2
 
-    def kernel_params(self) -> tuple[float, ...]:
-        """The parameters for the compiled kernel's copy of this function."""
-        return (
-            float(self._lead),
-            float(self._k),
-            self._scale,
-            1.0 if self._transfer else 0.0,
-            float(self._own),
-            float(self._other),
+    @classmethod
+    def of_view(cls, view: PlayerView) -> MatchUtility | None:
+        """The utility for ``view``'s player, or None without match context.
+
+        A view has match context when its match has more than one round; a
+        single round is played for its points.
+        """
+        if view.player is None or view.rounds <= 1:
+            return None
+        from koikoi.agents.equity import match_equity
+
+        me = view.player
+        met = match_equity(view.rules)
+        return cls(
+            met.round_utility(
+                own=view.match_scores[me],
+                other=view.match_scores[1 - me],
+                rounds_left=max(view.rounds - view.round_number, 0),
+                i_deal=view.dealer == me,
+            )
         )
 
+    def kernel_params(self) -> tuple[float, ...]:
+        """The parameters for the compiled kernel's copy: the span, then the table."""
+        return (float(self.span), *self.table)
+
     def __call__(self, d: float) -> float:
-        if self._transfer:
-            if self._own + d <= 0:
-                return 0.0
-            if self._other - d <= 0:
-                return 1.0
-        return 0.5 * (1.0 + math.erf((self._lead + self._k * d) / self._scale))
+        i = int(d) + self.span
+        return self.table[0 if i < 0 else min(i, 2 * self.span)]
 
 
 def _kernel_playouts() -> Playouts | None:
@@ -261,7 +263,6 @@ class MCTSAgent:
         self.infer = infer
         self._playouts: Playouts | None = None
         self._values: Values = rollout_values
-        self._sigmas: dict[Rules, float] = {}
         self._ready = False
         self._scorers: dict[Rules, Scorer] = {}
         parts = []
@@ -304,41 +305,11 @@ class MCTSAgent:
             scorer = self._scorers[rules] = Scorer(rules)
         return scorer
 
-    def _sigma(self, rules: Rules) -> float:
-        """The standard deviation of a round's net result under ``rules`` (cached).
-
-        Measured once per rule set from :data:`CALIBRATION_ROUNDS` fresh deals
-        played out with the rollout policy, so it follows the rules (multipliers,
-        yaku points) without tuning.
-        """
-        sigma = self._sigmas.get(rules)
-        if sigma is None:
-            from koikoi.engine import Match
-
-            self._prepare()
-            results: list[float] = []
-            for k in range(CALIBRATION_ROUNDS):
-                rnd = Match(rules, seed=k, events=False).round
-                results.extend(float(v) for v in self._values(rnd, 1, k, self.policy))
-            mean = math.fsum(results) / len(results)
-            var = math.fsum((v - mean) ** 2 for v in results) / max(len(results) - 1, 1)
-            sigma = self._sigmas[rules] = max(math.sqrt(var), 1.0)
-        return sigma
-
     def utility(self, view: PlayerView) -> MatchUtility | None:
         """The :class:`MatchUtility` for ``view`` under the ``match`` objective, else None."""
-        if self.objective != "match" or view.player is None:
+        if self.objective != "match":
             return None
-        me = view.player
-        own, other = view.match_scores[me], view.match_scores[1 - me]
-        return MatchUtility(
-            lead=own - other,
-            rounds_left=view.rounds - view.round_number,
-            sigma=self._sigma(view.rules),
-            transfer=view.rules.game.start_points > 0,
-            own=own,
-            other=other,
-        )
+        return MatchUtility.of_view(view)
 
     @property
     def uses_kernel(self) -> bool:
@@ -356,7 +327,7 @@ class MCTSAgent:
             return ids[0]
         utility = self.utility(view)
         self._prepare()
-        values = self._search(view, rng, decide=True, utility=utility)
+        values, _ = self._search(view, rng, decide=True, utility=utility)
         best = max(values.values())
         ties = [a for a in ids if values[a] >= best - 1e-9]
         return ties[int(rng.random() * len(ties))] if len(ties) > 1 else ties[0]
@@ -364,13 +335,26 @@ class MCTSAgent:
     def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]:
         """The estimated round value (points won minus lost) of every legal action.
 
-        Actions that are clearly worse than the best (see :meth:`act`) get fewer
-        samples, so their values are noisier, but every legal action has one.
+        Under the ``match`` objective the search maximises match equity;
+        :meth:`evaluate_detail` gives both. Actions that are clearly worse than
+        the best may get fewer samples (with pruning), but every legal action
+        has a value.
 
         Raises:
             InvalidInputError: when it is not this player's turn.
         """
-        return self._search(view, rng, decide=False)
+        return {a: v.points for a, v in self.evaluate_detail(view, rng).items()}
+
+    def evaluate_detail(self, view: PlayerView, rng: random.Random) -> dict[int, ActionValue]:
+        """Every legal action's expected net round points and, when the search plays
+        for the match (``objective=match`` and a match of more than one round), its
+        chance of winning the match: the value :meth:`act` maximises."""
+        utility = self.utility(view)
+        values, points = self._search(view, rng, decide=False, utility=utility)
+        return {
+            a: ActionValue(points=points[a], equity=None if utility is None else values[a])
+            for a in values
+        }
 
     def _search(
         self,
@@ -379,8 +363,9 @@ class MCTSAgent:
         *,
         decide: bool,
         utility: MatchUtility | None = None,
-    ) -> dict[int, float]:
-        """Sample determinizations until the budget is spent; the mean value per action.
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """Sample determinizations until the budget is spent; the mean value per action,
+        and the mean net round points per action (the same without a ``utility``).
 
         Every iteration evaluates every *active* action on the same deal with the
         same rollout seed. After :data:`PRUNE_AFTER` iterations an action whose
@@ -405,6 +390,7 @@ class MCTSAgent:
         scorer = self._scorer(view.rules)
         k = len(ids)
         stats = _Stats(k)
+        points = _Stats(k) if utility is not None else stats
         clock = time.perf_counter
         avoid = view.declined[view.opponent] if self.infer else 0
         if self._playouts is not None:
@@ -425,8 +411,11 @@ class MCTSAgent:
                 active = stats.active
                 t0 = clock()
                 rows = search.run([ids[i] for i in active], min(batch, max_iter - stats.done))
+                n_active = len(active)
                 for row in rows.tolist():
-                    stats.add(active, row)
+                    stats.add(active, row[:n_active])
+                    if points is not stats:
+                        points.add(active, row[n_active:])
                 if self.prune and stats.done >= PRUNE_AFTER:
                     stats.prune()
                 now = clock()
@@ -436,11 +425,12 @@ class MCTSAgent:
                     per = max((now - t0) / len(rows), 1e-7)
                     room = min(self.time_limit * BATCH_SHARE, deadline - now)
                     batch = max(1, min(BATCH, int(room / per)))
-            return stats.means(ids)
+            return stats.means(ids), points.means(ids)
         sign = 1 if view.player == 0 else -1
         values_of = self._values
         n, policy = self.rollouts, self.policy
         values = [0.0] * k
+        raw = [0.0] * k
         while stats.done < max_iter:
             det = determinize(view, rng, scorer=scorer, avoid=avoid, slack=INFER_SLACK)
             seed = rng.getrandbits(62)
@@ -453,8 +443,9 @@ class MCTSAgent:
                     outcomes: Sequence[int] = (_value_for_player0(r),)
                 else:
                     outcomes = values_of(r, n, seed, policy)
+                raw[i] = sign * sum(outcomes) / len(outcomes)
                 if utility is None:
-                    values[i] = sign * sum(outcomes) / len(outcomes)
+                    values[i] = raw[i]
                 else:
                     values[i] = math.fsum(utility(sign * v) for v in outcomes) / len(outcomes)
                 if stats.done and clock() >= deadline:
@@ -463,11 +454,13 @@ class MCTSAgent:
             if cut:
                 break
             stats.add(active, [values[i] for i in active])
+            if points is not stats:
+                points.add(active, [raw[i] for i in active])
             if self.prune and stats.done >= PRUNE_AFTER:
                 stats.prune()
             if (decide and len(stats.active) == 1) or clock() >= deadline:
                 break
-        return stats.means(ids)
+        return stats.means(ids), points.means(ids)
 
 
 class _Stats:

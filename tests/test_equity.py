@@ -1,0 +1,87 @@
+"""Match equity: the table's shape under each rule set's end conditions."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import pytest
+
+from koikoi.agents import equity
+from koikoi.agents.equity import MatchEquity, RoundOutcomes, match_equity, outcomes_for
+from koikoi.cli import main
+from koikoi.errors import InvalidInputError
+from koikoi.rules import PRESET_NAMES, get_rules, load_rules_text
+
+
+def test_doctests() -> None:
+    failures, _ = doctest.testmod(equity)
+    assert failures == 0
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_ships_a_distribution(name: str) -> None:
+    out = outcomes_for(get_rules(name))
+    assert out.rounds >= 1000 and "heuristic self-play" in out.source
+    probs = out.probabilities()
+    assert abs(sum(p for _, p in probs) - 1.0) < 1e-9
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_equity_rises_with_the_lead_and_stays_a_probability(name: str) -> None:
+    met = match_equity(get_rules(name))
+    rounds = get_rules(name).game.rounds
+    step = 2 if get_rules(name).game.start_points else 1
+    for left in (0, 1, rounds // 2, rounds):
+        for i_deal in (False, True):
+            row = [
+                met.equity(lead=x, rounds_left=left, i_deal=i_deal) for x in range(-40, 41, step)
+            ]
+            assert all(0.0 <= v <= 1.0 for v in row)
+            assert row == sorted(row), (left, i_deal)
+    # A lead matters less with more rounds to play.
+    assert met.equity(lead=6, rounds_left=1, i_deal=False) > met.equity(
+        lead=6, rounds_left=rounds, i_deal=False
+    )
+
+
+def test_tie_rules() -> None:
+    draw = match_equity(get_rules("nintendo"))
+    assert draw.equity(lead=0, rounds_left=0, i_deal=True) == 0.5
+    dealer = load_rules_text('name = "tie-dealer"\n[game]\nmatch_tie = "dealer"\n')
+    met = MatchEquity(dealer, outcomes_for(get_rules("nintendo")))
+    assert met.equity(lead=0, rounds_left=0, i_deal=True) == 1.0
+    assert met.equity(lead=0, rounds_left=0, i_deal=False) == 0.0
+
+
+def test_bust_under_transferred_points() -> None:
+    met = match_equity(get_rules("koikoi-japan"))
+    assert met.equity(lead=0, rounds_left=5, i_deal=True, own=0) == 0.0
+    assert met.equity(lead=0, rounds_left=5, i_deal=True, own=60) == 1.0
+    util = met.round_utility(own=4, other=56, rounds_left=5, i_deal=False)
+    span = equity.MAX_ROUND_POINTS
+    assert util[span - 4] == 0.0 and util[span - 3] > 0.0
+
+
+def test_bad_distribution_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="'x' is not a whole number"):
+        RoundOutcomes.from_dict({"counts": {"x": 1}})
+    with pytest.raises(InvalidInputError, match="expected an object"):
+        RoundOutcomes.from_dict([1, 2])
+    with pytest.raises(InvalidInputError, match="no rounds"):
+        RoundOutcomes.from_dict({"counts": {"0": 0}})
+
+
+def test_train_equity_reproduces_the_shipped_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    """The shipped file is the default command's output: a short run under the
+    same seed gives the same first rounds' kind of data, and the recipe is recorded."""
+    assert main(["train", "equity", "--rounds", "30", "--rules", "leaflet", "--seed", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["presets"]["leaflet"]["rounds"] == 30
+    assert sum(data["presets"]["leaflet"]["counts"].values()) == 30
+    shipped = json.loads(
+        (equity.resources.files("koikoi.agents") / "data" / equity.DATA_FILE).read_text()
+    )
+    assert shipped["recipe"] == "koikoi train equity --rounds 3000 --seed 1"
+    assert main(["train", "equity", "--rules", "nope"]) == 2
+    assert "is not a preset" in capsys.readouterr().err
