@@ -157,7 +157,15 @@ def _redealt(rnd: Round, player: int, seed: int) -> Round:
 
 
 @pytest.mark.parametrize(
-    "spec", ["heuristic", "mcts:iterations=4,rollouts=2", "mcts:iterations=4,infer=0"]
+    "spec",
+    [
+        "heuristic",
+        "mcts:iterations=4,rollouts=2",
+        "mcts:iterations=4,infer=0",
+        "expert:iterations=4",
+        "level:1",
+        "level:3",
+    ],
 )
 @pytest.mark.parametrize("name", ["nintendo", "modern-hanafuda", "koikoi-japan"])
 def test_decisions_ignore_the_hidden_cards(spec: str, name: str) -> None:

@@ -132,6 +132,8 @@ _LAZY: dict[str, str] = {
     "heuristic": "koikoi.agents.heuristic:from_spec",
     "mcts": "koikoi.agents.mcts:from_spec",
     "cmd": "koikoi.agents.external:from_spec",
+    "expert": "koikoi.agents.expert:expert_from_spec",
+    "level": "koikoi.agents.expert:level_from_spec",
 }
 
 
@@ -152,7 +154,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, str], str]:
             f"empty agent spec {spec!r}: expected e.g. 'random' or 'mcts:time=1'"
         )
     params: dict[str, str] = {}
-    if rest and kind != "cmd":
+    if rest and kind not in ("cmd", "level"):
         for part in rest.split(","):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():

@@ -1,0 +1,142 @@
+"""The expert player and the levels: specs, match awareness on positions, mistakes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from koikoi.actions import KOIKOI_ID, STOP_ID
+from koikoi.agents import make_agent
+from koikoi.agents.base import GreedyAgent
+from koikoi.agents.expert import LEVELS, ExpertAgent, NoisyAgent, make_level, preload
+from koikoi.cards import CODES, FULL_DECK, card_list, parse_cards
+from koikoi.engine import Match
+from koikoi.errors import InvalidInputError
+from koikoi.positions import parse_position
+from koikoi.rules import get_rules
+from koikoi.views import PlayerView, view_of
+
+HAND0 = "2P1,4P1,5P1,10P1,12P1"
+HAND1 = "2P2,4P2,5P2,7P1,10P2,12P2"
+PILE0 = "1L,1P1,3L,3P1,8L,8P1"  # sanko: 5 points
+PILE1 = "6R,6P1,9R,9P1"
+FIELD = "2A,4A,5A,7A,10A,11A,12L,11L"
+
+
+def _decide(round_text: str, match: str) -> PlayerView:
+    """Player 0 has just made sanko (5 points) and must choose: koi-koi or stop."""
+    used = 0
+    for part in (HAND0, HAND1, PILE0, PILE1, FIELD):
+        used |= parse_cards(part.replace(",", " "))
+    stock = ",".join(CODES[c] for c in card_list(FULL_DECK & ~used))
+    text = (
+        f"nintendo round={round_text} dealer=0 turn=0 phase=decide hands={HAND0}/{HAND1} "
+        f"field={FIELD} stock={stock} piles={PILE0}/{PILE1} improver=0 match={match}"
+    )
+    return parse_position(text).to_view(0)
+
+
+def _choice(spec: str, view: PlayerView) -> int:
+    return make_agent(spec).act(view, random.Random(0))
+
+
+def test_last_round_stopping_wins_the_match_so_stop() -> None:
+    view = _decide("12/12", "39/35")  # stop: 44-35, the match is won
+    assert _choice("expert:iterations=300", view) == STOP_ID
+    detail = ExpertAgent(iterations=300).evaluate_detail(view, random.Random(0))
+    assert detail[STOP_ID].equity == 1.0 and detail[STOP_ID].points == 5.0
+    assert detail[KOIKOI_ID].equity is not None and detail[KOIKOI_ID].equity < 1.0
+
+
+def test_last_round_stopping_loses_so_koikoi() -> None:
+    view = _decide("12/12", "30/36")  # stop: 35-36, the match is lost
+    assert _choice("expert:iterations=300", view) == KOIKOI_ID
+    detail = ExpertAgent(iterations=300).evaluate_detail(view, random.Random(0))
+    assert detail[STOP_ID].equity == 0.0
+    assert detail[KOIKOI_ID].equity is not None and detail[KOIKOI_ID].equity > 0.0
+
+
+@pytest.mark.parametrize("match", ["39/35", "30/36"])
+def test_with_rounds_to_go_the_ordinary_decision(match: str) -> None:
+    """Early in the match the same hand is decided as for round points."""
+    view = _decide("3/12", match)
+    ordinary = _choice("mcts:iterations=600,rollouts=1", view)
+    assert _choice("expert:iterations=600", view) == ordinary
+
+
+def test_single_round_plays_for_points() -> None:
+    view = _decide("1/1", "0/0")
+    detail = ExpertAgent(iterations=50).evaluate_detail(view, random.Random(0))
+    assert all(v.equity is None for v in detail.values())
+
+
+def test_specs() -> None:
+    assert make_agent("expert").name == "expert"
+    assert make_agent("expert:time=0.5").name == "expert:time=0.5"
+    assert make_agent("expert:iterations=10").name == "expert:iterations=10"
+    for bad, message in (
+        ("expert:speed=1", "unknown parameter 'speed'"),
+        ("expert:time=fast", "time must be a number"),
+        ("expert:time=-1", "time must be a positive number"),
+        ("level:9", "level must be 1 to 8"),
+        ("level:x", "expected a number from 1 to 8"),
+        ("level", "expected a number from 1 to 8"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            make_agent(bad)
+    for n in range(1, 9):
+        assert make_agent(f"level:{n}").name == f"level:{n}"
+    assert [lv.number for lv in LEVELS] == list(range(1, 9))
+    assert len({lv.title for lv in LEVELS}) == 8
+    assert all(lv.description.endswith(".") for lv in LEVELS)
+
+
+def _views(count: int) -> list[PlayerView]:
+    out = []
+    rng = random.Random(5)
+    for seed in range(count):
+        m = Match(get_rules("nintendo"), seed=seed)
+        for _ in range(rng.randrange(0, 12)):
+            if m.is_over:
+                break
+            m.apply_id(rng.choice(m.legal_ids()))
+        if not m.is_over and len(m.legal_ids()) > 1:
+            out.append(view_of(m, m.current))
+    return out
+
+
+def test_noisy_levels_make_natural_mistakes() -> None:
+    """Level 1 mostly plays greedy's best move, sometimes another, never an illegal one."""
+    greedy = GreedyAgent()
+    noisy = make_level(1)
+    assert isinstance(noisy, NoisyAgent)
+    same = total = 0
+    for k, view in enumerate(_views(120)):
+        if KOIKOI_ID in view.legal_ids:
+            continue
+        values = {a: GreedyAgent._value(view, a) for a in view.legal_ids}
+        best = max(values.values())
+        if list(values.values()).count(best) > 1:
+            continue
+        choice = noisy.act(view, random.Random(k))
+        assert choice in view.legal_ids
+        same += choice == greedy.act(view, random.Random(k))
+        total += 1
+    assert total > 30
+    assert 0.35 * total < same < total
+
+
+def test_zero_temperature_is_the_base_player() -> None:
+    base = make_agent("heuristic")
+    agent = NoisyAgent(base, 0.0, name="x")
+    for view in _views(20):
+        assert agent.act(view, random.Random(1)) == base.act(view, random.Random(1))
+    with pytest.raises(InvalidInputError, match="temperature"):
+        NoisyAgent(base, -1.0, name="x")
+
+
+def test_preload_readies_the_kernel_and_the_table() -> None:
+    agent = make_agent("level:6")
+    preload(agent, get_rules("leaflet"))
+    assert agent.base.uses_kernel in (True, False)  # type: ignore[attr-defined]
