@@ -1,0 +1,513 @@
+"""The batched simulator: many rounds of Koi-Koi stepped at once in the compiled kernel.
+
+:class:`VectorEnv` holds ``n`` independent rounds (one per environment) and
+steps all of them with one call: it applies one action id per environment,
+settles and re-deals the rounds that end, and writes into preallocated numpy
+arrays, for the player to act in each round:
+
+* ``observations`` (float32, ``n x encoding.SIZE``): exactly
+  ``encoding.encode(view)`` of that player's :class:`~koikoi.views.PlayerView`;
+* ``legal_ids`` (int16, ``n x MAX_LEGAL``: the legal action ids in
+  ``Round.legal_ids()`` order, then -1) and ``legal_counts`` (int16, ``n``);
+  with ``dense_mask=True`` also ``masks`` (int8, ``n x NUM_ACTIONS``, exactly
+  ``encoding.action_mask(view)``);
+* ``rewards`` (float32, ``n x 2``): the settlement's deltas (net round points of
+  player 0 and player 1) in the step a round ends, else 0;
+* ``dones`` (bool, ``n``): the round ended in this step (its environment already
+  holds a new deal, whose first observation is in ``observations``);
+* ``players`` (int8, ``n``): the player to act.
+
+Every rule comes from the playout kernel (:mod:`koikoi.agents.kernel`), which is
+checked against the reference engine; ``tests/envs/test_vector.py`` replays the
+simulator's rounds through :class:`~koikoi.engine.Round` and compares every
+observation, mask and reward. Needs numba (``pip install 'koikoi[fast]'``).
+
+Each episode is one round. A deal is what :class:`~koikoi.engine.Match` deals
+(eight cards to each hand and eight to the field from a shuffled deck, the
+dealer leads) without the match-level chance: no redeal checks and no instant
+hands. The observation's match part is that of a match at the rules'
+``game.start_points`` each, ``game.rounds`` long, in round ``round_number``.
+
+>>> env = VectorEnv(4, "nintendo", seed=1)
+>>> out = env.reset()
+>>> out.observations.shape, int(out.legal_counts.min()) > 0
+((4, 540), True)
+>>> out = env.step(env.sample_actions())
+>>> out.rewards.shape, out.dones.dtype.name
+((4, 2), 'bool')
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from koikoi.actions import NUM_ACTIONS, describe_action_id
+from koikoi.engine import Phase, Round
+from koikoi.envs import encoding
+from koikoi.errors import IllegalActionError, InvalidInputError
+from koikoi.rules import Rules, load_rules
+
+if TYPE_CHECKING:
+    from koikoi.agents.kernel import KernelState
+    from koikoi.views import PlayerView
+
+__all__ = ["MAX_LEGAL", "Deal", "VectorEnv", "VectorStep", "available", "benchmark"]
+
+MAX_LEGAL: Final = 128
+"""Columns of ``legal_ids``: more than any round can offer."""
+
+_EXPECTED_ROUND_FEATURES: Final = {
+    0: "own_hand_size",
+    2: "stock_size",
+    3: "phase:play",
+    6: "my_turn",
+    7: "month:1",
+    19: "i_deal",
+    20: "i_lead",
+    21: "own_score",
+    27: "scored_last:own",
+    30: "match:own",
+    33: "match:rounds_left",
+    35: "match:rounds",
+}
+"""Round features at the offsets the compiled code writes them (encoding version 1)."""
+_ENCODING_VERSION: Final = 1
+
+
+@functools.cache
+def _impl() -> Any:
+    """The compiled module, or None when numba (or numpy) cannot be imported."""
+    try:
+        from koikoi.envs import _vector_impl
+    except ImportError:
+        return None
+    features = encoding.ROUND_FEATURES
+    layout_ok = encoding.ENCODING_VERSION == _ENCODING_VERSION and len(features) == 36
+    layout_ok = layout_ok and all(
+        features[i] == name for i, name in _EXPECTED_ROUND_FEATURES.items()
+    )
+    if not layout_ok or _vector_impl.MAX_LEGAL != MAX_LEGAL:
+        raise RuntimeError(
+            f"the batched simulator writes encoding version {_ENCODING_VERSION}, but "
+            f"koikoi.envs.encoding is version {encoding.ENCODING_VERSION} with another "
+            "layout: update koikoi.envs._vector_impl.encode_obs"
+        )
+    return _vector_impl
+
+
+def available() -> bool:
+    """Whether the batched simulator can run (numba and numpy importable)."""
+    return _impl() is not None
+
+
+def _need_impl() -> Any:
+    impl = _impl()
+    if impl is None:
+        raise InvalidInputError("the batched simulator needs numba: pip install 'koikoi[fast]'")
+    return impl
+
+
+_MASK64: Final = (1 << 64) - 1
+_GOLDEN: Final = 0x9E3779B97F4A7C15
+
+
+def _streams(seed: int, n: int, stream: int) -> npt.NDArray[np.uint64]:
+    """``n`` non-zero xorshift states (n x 1): splitmix64 outputs 2i+stream+1 from the seed."""
+    z = seed & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64  # mix the seed itself first
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    steps = 2 * np.arange(n, dtype=np.uint64) + np.uint64(stream + 1)
+    x = np.uint64(z) + steps * np.uint64(_GOLDEN)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    x[x == 0] = np.uint64(_GOLDEN)
+    return x.reshape(n, 1).copy()
+
+
+class Deal(NamedTuple):
+    """The deal of one environment's current round."""
+
+    deck: tuple[int, ...]
+    """The shuffled deck, as :attr:`koikoi.engine.Match.deals`: cards 0-7 to the
+    dealer, 8-15 to the other player, 16-23 to the field, 24-47 the stock (top first)."""
+    dealer: int
+    round_number: int
+
+    def round(self, rules: Rules) -> Round:
+        """A fresh :class:`~koikoi.engine.Round` of this deal (events off)."""
+        hands = [0, 0]
+        hands[self.dealer] = sum(1 << c for c in self.deck[0:8])
+        hands[1 - self.dealer] = sum(1 << c for c in self.deck[8:16])
+        return Round(
+            rules,
+            hands=(hands[0], hands[1]),
+            field=sum(1 << c for c in self.deck[16:24]),
+            stock=list(self.deck[24:]),
+            dealer=self.dealer,
+            round_number=self.round_number,
+            events=False,
+        )
+
+
+class VectorStep(NamedTuple):
+    """What :meth:`VectorEnv.reset` and :meth:`VectorEnv.step` return: the env's own
+    arrays (overwritten by the next call: copy what you keep)."""
+
+    observations: npt.NDArray[np.float32]
+    legal_ids: npt.NDArray[np.int16]
+    legal_counts: npt.NDArray[np.int16]
+    masks: npt.NDArray[np.int8] | None
+    rewards: npt.NDArray[np.float32]
+    dones: npt.NDArray[np.bool_]
+    players: npt.NDArray[np.int8]
+
+
+def _choice(name: str, value: object, allowed: range, word: str) -> int:
+    """An int in ``allowed``, or ``word`` (as the code 0 or -1 chosen by the caller)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value in allowed:
+        return value
+    raise InvalidInputError(
+        f"{name} must be {word!r} or an integer from {allowed.start} to {allowed.stop - 1}, "
+        f"not {value!r}"
+    )
+
+
+class VectorEnv:
+    """``n`` rounds of Koi-Koi stepped together in the compiled kernel.
+
+    Args:
+        n: the number of environments (1 or more).
+        rules: a preset name, a house-rules file, or a :class:`~koikoi.rules.Rules`.
+        seed: seeds the deals; the same seed gives the same rounds in each
+            environment (environment ``i``'s deals do not depend on ``n``, nor on
+            the actions played).
+        dense_mask: also write ``masks`` (n x 2450 int8) at every step.
+        dealer: 0, 1, or ``"random"`` (each deal draws it).
+        round_number: the round of the match each deal is (sets the month and
+            the rounds left), 1 to ``rules.game.rounds``, or ``"random"``.
+
+    Raises:
+        InvalidInputError: a bad argument (the message names it and what is
+            allowed), or numba is missing.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        rules: str | Rules = "nintendo",
+        seed: int = 0,
+        *,
+        dense_mask: bool = False,
+        dealer: int | str = "random",
+        round_number: int | str = 1,
+    ) -> None:
+        impl = _need_impl()
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise InvalidInputError(f"n (the number of environments) must be 1 or more, not {n!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise InvalidInputError(f"seed must be an integer, not {seed!r}")
+        self.rules = rules if isinstance(rules, Rules) else load_rules(rules)
+        self.num_envs = n
+        self.rounds = self.rules.game.rounds
+        self.start_points = self.rules.game.start_points
+        self._dealer = (
+            impl.DEALER_RANDOM
+            if dealer == "random"
+            else _choice("dealer", dealer, range(2), "random")
+        )
+        self._round_number = (
+            impl.ROUND_RANDOM
+            if round_number == "random"
+            else _choice("round_number", round_number, range(1, self.rounds + 1), "random")
+        )
+        self.dense_mask = bool(dense_mask)
+        from koikoi.agents import kernel
+
+        self._impl = impl
+        self._rules_arr = kernel.encode_rules(self.rules)
+        self._rule_features = np.ascontiguousarray(encoding.rule_features(self.rules))
+        self._states = np.zeros((n, impl.kernel_impl.STATE_SIZE), dtype=np.int64)
+        self._stocks = np.zeros((n, impl.kernel_impl.STOCK_SIZE), dtype=np.int8)
+        self._decks = np.zeros((n, 48), dtype=np.int8)
+        self._extra = np.zeros((n, impl.X_SIZE), dtype=np.int64)
+        self._buf = np.zeros(impl.kernel_impl.BUF_SIZE, dtype=np.int64)
+        self.observations = np.zeros((n, encoding.SIZE), dtype=np.float32)
+        self.legal_ids = np.full((n, MAX_LEGAL), -1, dtype=np.int16)
+        self.legal_counts = np.zeros(n, dtype=np.int16)
+        self.masks: npt.NDArray[np.int8] | None = (
+            np.zeros((n, NUM_ACTIONS), dtype=np.int8) if self.dense_mask else None
+        )
+        self._mask_arg = self.masks if self.masks is not None else np.zeros((0, 0), np.int8)
+        self.rewards = np.zeros((n, 2), dtype=np.float32)
+        self.dones = np.zeros(n, dtype=np.bool_)
+        self.players = np.zeros(n, dtype=np.int8)
+        self._actions = np.zeros(n, dtype=np.int64)
+        self._seed(seed)
+        self._ready = False
+
+    def _seed(self, seed: int) -> None:
+        self.seed = seed
+        self._deal_rngs = _streams(seed, self.num_envs, 0)
+        self._act_rngs = _streams(seed, self.num_envs, 1)
+
+    def __repr__(self) -> str:
+        return (
+            f"VectorEnv({self.num_envs}, {self.rules.name!r}, seed={self.seed}, "
+            f"dense_mask={self.dense_mask})"
+        )
+
+    @property
+    def observation_size(self) -> int:
+        """Values per observation (:data:`koikoi.envs.encoding.SIZE`)."""
+        return encoding.SIZE
+
+    @property
+    def num_actions(self) -> int:
+        """The size of the action space (:data:`koikoi.actions.NUM_ACTIONS`)."""
+        return NUM_ACTIONS
+
+    def _result(self) -> VectorStep:
+        return VectorStep(
+            self.observations,
+            self.legal_ids,
+            self.legal_counts,
+            self.masks,
+            self.rewards,
+            self.dones,
+            self.players,
+        )
+
+    def _common(self) -> tuple[Any, ...]:
+        return (
+            self._states,
+            self._stocks,
+            self._decks,
+            self._extra,
+            self._rules_arr,
+            self._deal_rngs,
+            self._dealer,
+            self._round_number,
+            self.rounds,
+            self.start_points,
+            self._rule_features,
+            self._buf,
+            self.observations,
+            self.legal_ids,
+            self.legal_counts,
+            self._mask_arg,
+            self.players,
+        )
+
+    def reset(self, seed: int | None = None) -> VectorStep:
+        """Deal a new round in every environment (re-seeded first when ``seed`` is given).
+
+        Rewards are 0 and dones False after a reset.
+        """
+        if seed is not None:
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                raise InvalidInputError(f"seed must be an integer, not {seed!r}")
+            self._seed(seed)
+        bad = self._impl.reset_all(*self._common())
+        if bad >= 0:  # pragma: no cover - a fresh deal always has a legal hand play
+            raise RuntimeError(f"environment {bad}: a fresh deal with no legal action")
+        self.rewards[:] = 0.0
+        self.dones[:] = False
+        self._ready = True
+        return self._result()
+
+    def step(self, actions: npt.ArrayLike) -> VectorStep:
+        """Apply one action id per environment (checked); re-deal the rounds that end.
+
+        Args:
+            actions: ``n`` legal action ids, one per environment, for its player to act.
+
+        Raises:
+            InvalidInputError: before :meth:`reset`, or ``actions`` is not ``n`` integers.
+            IllegalActionError: an action is not legal in its environment; nothing
+                changed (the message names the environment, the action and the legal ones).
+        """
+        if not self._ready:
+            raise InvalidInputError("call reset() before step()")
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,) or (arr.dtype.kind not in "iu" and arr.size):
+            raise InvalidInputError(
+                f"actions must be {self.num_envs} integer action ids (one per environment), "
+                f"not an array of {arr.dtype} with shape {arr.shape}"
+            )
+        if arr.dtype != np.int64 or not arr.flags.c_contiguous:
+            self._actions[:] = arr
+            arr = self._actions
+        code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones)
+        if code >= 0:
+            legal = self.legal_ids[code, : self.legal_counts[code]]
+            given = int(arr[code])
+            what = describe_action_id(given) if 0 <= given < NUM_ACTIONS else "out of range"
+            raise IllegalActionError(
+                f"environment {code}: action {given} ({what}) is not legal for player "
+                f"{int(self.players[code])}; legal: "
+                + ", ".join(f"{int(a)} ({describe_action_id(int(a))})" for a in legal)
+            )
+        if code < -1:
+            raise RuntimeError(f"environment {-2 - code}: a live round with no legal action")
+        return self._result()
+
+    def sample_actions(self, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
+        """A uniformly random legal action id per environment (chosen in the kernel).
+
+        Each environment has its own generator, seeded with the deals.
+        """
+        if not self._ready:
+            raise InvalidInputError("call reset() before sample_actions()")
+        if out is None:
+            out = np.empty(self.num_envs, dtype=np.int64)
+        elif out.shape != (self.num_envs,) or out.dtype != np.int64 or not out.flags.c_contiguous:
+            raise InvalidInputError(
+                f"out must be a contiguous int64 array of shape ({self.num_envs},), "
+                f"not {out.dtype} {out.shape}"
+            )
+        self._impl.sample_actions(self.legal_ids, self.legal_counts, self._act_rngs, out)
+        return out
+
+    def action_masks(self, out: npt.NDArray[np.int8] | None = None) -> npt.NDArray[np.int8]:
+        """The dense legal-action masks (n x NUM_ACTIONS int8), from the legal ids."""
+        shape = (self.num_envs, NUM_ACTIONS)
+        if out is None:
+            out = np.empty(shape, dtype=np.int8)
+        elif out.shape != shape or out.dtype != np.int8 or not out.flags.c_contiguous:
+            raise InvalidInputError(
+                f"out must be a contiguous int8 array of shape {shape}, not {out.dtype} {out.shape}"
+            )
+        self._impl.dense_masks(self.legal_ids, self.legal_counts, out)
+        return out
+
+    # ------------------------------------------------------------ inspection
+
+    def _index(self, i: int) -> int:
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < self.num_envs:
+            raise InvalidInputError(
+                f"environment index must be an integer from 0 to {self.num_envs - 1}, not {i!r}"
+            )
+        if not self._ready:
+            raise InvalidInputError("call reset() first: no round is dealt yet")
+        return i
+
+    def deal(self, i: int) -> Deal:
+        """The deal of environment ``i``'s current round."""
+        i = self._index(i)
+        impl = self._impl
+        return Deal(
+            tuple(int(c) for c in self._decks[i]),
+            int(self._states[i, impl.kernel_impl.S_DEALER]),
+            int(self._extra[i, impl.X_ROUND]),
+        )
+
+    def kernel_state(self, i: int) -> KernelState:
+        """Copies of environment ``i``'s kernel arrays (as
+        :func:`koikoi.agents.kernel.encode_round` writes them)."""
+        from koikoi.agents.kernel import KernelState
+
+        i = self._index(i)
+        return KernelState(self._states[i].copy(), self._stocks[i].copy())
+
+    def round(self, i: int) -> Round:
+        """Environment ``i``'s current round as a :class:`~koikoi.engine.Round` (events off)."""
+        i = self._index(i)
+        k = self._impl.kernel_impl
+        s = [int(v) for v in self._states[i]]
+        stock = [int(c) for c in self._stocks[i, : s[k.S_NSTOCK]]][::-1]
+        extra = self._extra[i]
+        hands = (s[k.S_HAND0], s[k.S_HAND1])
+        rnd = Round(
+            self.rules,
+            hands=hands,
+            field=s[k.S_FIELD],
+            stock=stock,
+            dealer=s[k.S_DEALER],
+            round_number=int(extra[self._impl.X_ROUND]),
+            events=False,
+        )
+        last = s[k.S_LAST_IMPROVER]
+        rnd.resume(
+            current=s[k.S_CURRENT],
+            phase=Phase(s[k.S_PHASE]),
+            piles=(s[k.S_PILE0], s[k.S_PILE1]),
+            drawn=s[k.S_DRAWN],
+            scores=(s[k.S_SCORE0], s[k.S_SCORE1]),
+            koikoi_calls=(s[k.S_CALLS0], s[k.S_CALLS1]),
+            called_scores=(s[k.S_CALLED0], s[k.S_CALLED1]),
+            last_improver=None if last < 0 else last,
+            declined=(int(extra[self._impl.X_DECLINED0]), int(extra[self._impl.X_DECLINED1])),
+            turn_score=s[k.S_TURN_SCORE],
+        )
+        return rnd
+
+    def view(self, i: int) -> PlayerView:
+        """The view of environment ``i``'s player to act, as the observation encodes it."""
+        from koikoi.views import view_of_round
+
+        rnd = self.round(i)
+        return view_of_round(
+            rnd,
+            rnd.current,
+            match_scores=(self.start_points, self.start_points),
+            rounds=self.rounds,
+        )
+
+
+def benchmark(
+    seconds: float,
+    rules: Rules,
+    seed: int = 0,
+    *,
+    n: int = 1024,
+    dense_mask: bool = False,
+) -> dict[str, Any]:
+    """Environment steps per second of :class:`VectorEnv` with random legal actions.
+
+    The actions are drawn in the kernel (:meth:`VectorEnv.sample_actions`);
+    each step writes the observations, the legal ids (and with ``dense_mask``
+    the masks), the rewards and the dones of all ``n`` environments. The
+    compilation (or loading the cache) and a warm-up are excluded.
+
+    Returns:
+        ``{"steps_per_s", "steps_per_cpu_s", "steps", "rounds", "seconds",
+        "cpu_seconds", "n", "dense_mask", "rules"}``.
+    """
+    if not seconds > 0:
+        raise InvalidInputError(f"seconds must be positive, not {seconds}")
+    env = VectorEnv(n, rules, seed, dense_mask=dense_mask)
+    env.reset()
+    actions = np.empty(n, dtype=np.int64)
+    for _ in range(20):  # warm-up
+        env.step(env.sample_actions(actions))
+    steps = 0
+    rounds = 0
+    elapsed = 0.0
+    cpu = 0.0
+    while elapsed < seconds:
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        for _ in range(10):
+            env.step(env.sample_actions(actions))
+            rounds += int(np.count_nonzero(env.dones))
+        cpu += time.process_time() - c0
+        elapsed += time.perf_counter() - t0
+        steps += 10 * n
+    return {
+        "steps_per_s": steps / elapsed,
+        "steps_per_cpu_s": steps / cpu if cpu > 0 else float("inf"),
+        "steps": steps,
+        "rounds": rounds,
+        "seconds": elapsed,
+        "cpu_seconds": cpu,
+        "n": n,
+        "dense_mask": dense_mask,
+        "rules": rules.name,
+    }
