@@ -1,0 +1,317 @@
+"""What the RL adapters share: option checks, observation bounds, and a running game.
+
+Private: :mod:`koikoi.envs.pettingzoo`, :mod:`koikoi.envs.gymnasium` and
+:mod:`koikoi.envs.openspiel` are the public faces. Needs numpy.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from koikoi.engine import Match, Round
+from koikoi.envs.encoding import FEATURES, MATCH_SCALE, ROUND_SCALE, SIZE, rule_features
+from koikoi.errors import InvalidInputError, KoiKoiError
+from koikoi.positions import parse_position
+from koikoi.rules import RANGES, Rules, load_rules
+from koikoi.scoring import Settlement
+from koikoi.views import PlayerView, determinize, view_of, view_of_round
+
+__all__ = [
+    "EPISODES",
+    "REWARDS",
+    "Runner",
+    "check_choice",
+    "observation_bounds",
+    "resolve_rules",
+    "returns_of",
+    "round_points_bound",
+]
+
+EPISODES: Final = ("round", "match")
+"""``round``: an episode is one round (deal); ``match``: the whole match."""
+REWARDS: Final = ("points", "net", "win")
+"""``points``: each player's score change (the settlement's deltas); ``net``: own
+change minus the opponent's (zero-sum); ``win``: +1 / -1 / 0."""
+_SEED_BITS: Final = 63
+
+
+def resolve_rules(rules: str | Path | Rules) -> Rules:
+    """A :class:`Rules`, a preset name, or the path of a house-rules TOML file, as Rules.
+
+    Raises:
+        InvalidInputError: an unknown preset, a file that cannot be read or is not
+            valid house rules, or a value of another type (the message says which).
+    """
+    if isinstance(rules, Rules):
+        return rules
+    if not isinstance(rules, str | Path):
+        raise InvalidInputError(
+            f"rules must be a preset name, a house-rules .toml path or a Rules, "
+            f"not {type(rules).__name__} {rules!r}"
+        )
+    try:
+        return load_rules(rules)
+    except KoiKoiError as exc:
+        raise InvalidInputError(str(exc)) from exc
+
+
+def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``allowed``, else an error naming the option and the choices."""
+    if not isinstance(value, str) or value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise InvalidInputError(f"{option} must be one of {choices}, not {value!r}")
+    return value
+
+
+def yaku_total_bound(rules: Rules) -> int:
+    """A generous upper bound of one player's yaku total in a round."""
+    points = rules.yaku_points()
+    y = rules.yaku
+    # Every yaku at most once per month (collected quads), plus its extra cards
+    # (at most 50 "cards": 48 and the Sake cup's two Plain roles).
+    return 12 * (sum(points.values()) + y.viewing_after_koikoi) + len(points) * 50 * y.extra + 1
+
+
+def round_points_bound(rules: Rules) -> int:
+    """A generous upper bound of the points one round's settlement can move."""
+    base = max(yaku_total_bound(rules), rules.end.oya_ken, rules.instant.teshi)
+    base = max(base, rules.instant.kuttsuki)
+    # x2 at seven or more, then the koi-koi bonus: x2, or the ladder (at most
+    # +3, or x6 with eight calls).
+    return (base + 3) * 2 * 6
+
+
+def match_points_bound(rules: Rules) -> int:
+    """A generous bound of the absolute value of a match score."""
+    return rules.game.start_points + max(rules.game.rounds, 1) * round_points_bound(rules)
+
+
+def observation_bounds(rules: Rules) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Lower and upper bounds of every value of the encoding under ``rules``.
+
+    Card planes, one-hots and counts lie in [0, 1]; scores have generous finite
+    bounds derived from the rules' yaku points; the rules part is the rules' own
+    values (widened to [0, 1] so no bound is a single point).
+    """
+    low = np.zeros(SIZE, dtype=np.float32)
+    high = np.ones(SIZE, dtype=np.float32)
+    yaku = yaku_total_bound(rules) / ROUND_SCALE
+    match = match_points_bound(rules) / MATCH_SCALE
+    most_rounds = RANGES["game.rounds"][1] / 12.0
+    rule_values = rule_features(rules)
+    first_rule = SIZE - len(rule_values)
+    for i, name in enumerate(FEATURES):
+        if name in ("own_score", "opponent_score", "own_called", "opponent_called"):
+            high[i] = yaku
+        elif name in ("match:own", "match:opponent"):
+            low[i], high[i] = -match, match
+        elif name == "match:lead":
+            low[i], high[i] = -2 * match, 2 * match
+        elif name in ("match:rounds_left", "match:rounds"):
+            high[i] = most_rounds
+        elif i >= first_rule:
+            value = float(rule_values[i - first_rule])
+            low[i], high[i] = min(0.0, value), max(1.0, value)
+    return low, high
+
+
+def returns_of(deltas: tuple[int, int], winner: int | None, reward: str) -> tuple[float, float]:
+    """Both players' rewards for score changes ``deltas`` and ``winner`` under ``reward``."""
+    if reward == "points":
+        return float(deltas[0]), float(deltas[1])
+    if reward == "net":
+        d = float(deltas[0] - deltas[1])
+        return d, -d
+    if winner is None:
+        return 0.0, 0.0
+    return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+
+class Runner:
+    """A running game for the step-by-step adapters (PettingZoo, Gymnasium).
+
+    Holds a :class:`Match` (or a lone :class:`Round` set up from a position) and
+    knows where an episode ends. With ``episode="round"``, an unseeded
+    :meth:`start` after a finished round goes on with the next round of the same
+    match, so episodes cover every month and match situation; a new match starts
+    when the match is over, when the last episode was left unfinished, or with a
+    seed. Rounds settled at the deal (instant hands) have no decision and are not
+    episodes.
+    """
+
+    def __init__(self, rules: Rules, episode: str, reward: str) -> None:
+        self.rules = rules
+        self.episode = check_choice("episode", episode, EPISODES)
+        self.reward = check_choice("reward", reward, REWARDS)
+        self.seeder = random.Random()
+        self.match: Match | None = None
+        self.round: Round | None = None
+        self.done = False
+        self.new_match = False
+        """Whether the last :meth:`start` began a new match (or a position)."""
+        self._scores = (0, 0)
+        self._rounds = rules.game.rounds
+        self._max_score = match_points_bound(rules)
+
+    # ------------------------------------------------------------ episodes
+
+    def start(self, seed: int | None = None, position: str | None = None) -> None:
+        """Begin an episode: a new match (``seed`` as for :class:`Match`), the next
+        round of the running match, or a round set up from ``position``.
+
+        Raises:
+            InvalidInputError: a bad seed or position, or a position with
+                ``episode="match"``.
+        """
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+                raise InvalidInputError(f"seed must be a non-negative integer, not {seed!r}")
+            self.seeder = random.Random(int(seed))
+        self.done = False
+        if position is not None:
+            self._start_position(position)
+            return
+        match = self.match
+        if seed is None and self.episode == "round" and match is not None:
+            finished = self.round is not None and self.round.is_over
+            if finished and not match.is_over:
+                self.round = match.round
+                self.new_match = False
+                return
+        game_seed = int(seed) if seed is not None else self.seeder.getrandbits(_SEED_BITS)
+        self.match = Match(self.rules, seed=game_seed, events=False)
+        self.round = self.match.round
+        self.new_match = True
+        if self.match.is_over:  # every round settled at the deal: practically never
+            self.start()
+
+    def _start_position(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"position must be a position text, not {text!r}")
+        if self.episode != "round":
+            raise InvalidInputError(
+                "a position sets up one round: use episode='round' to start from it"
+            )
+        pos = parse_position(text, rules=self.rules)  # its rules must be these
+        rnd = determinize(pos.to_view(), self.seeder) if pos.is_view else pos.to_round()
+        start = self.rules.game.start_points
+        scores = pos.match_scores if pos.match_scores is not None else (start, start)
+        if max(abs(scores[0]), abs(scores[1])) > self._max_score:
+            raise InvalidInputError(
+                f"match scores {scores[0]}/{scores[1]} are beyond what a match under "
+                f"{self.rules.name!r} can reach (±{self._max_score})"
+            )
+        self.match = None
+        self.round = rnd
+        self._scores = scores
+        self._rounds = pos.rounds
+        self.new_match = True
+
+    # -------------------------------------------------------------- playing
+
+    @property
+    def current(self) -> int | None:
+        """The player to act, or None when the episode is over."""
+        if self.done or self.round is None:
+            return None
+        return self.round.current
+
+    def legal_ids(self) -> list[int]:
+        if self.done or self.round is None:
+            return []
+        return self.round.legal_ids()
+
+    def act(self, action_id: int) -> None:
+        """Apply a legal action (checked: raises IllegalActionError, changing nothing)."""
+        rnd = self.round
+        if self.done or rnd is None:
+            raise InvalidInputError("the episode is over: start a new one")
+        if self.match is not None:
+            self.match.apply(action_id)
+            if rnd.is_over:
+                if self.episode == "round" or self.match.is_over:
+                    self.done = True
+                else:
+                    self.round = self.match.round
+        else:
+            rnd.apply(action_id)
+            self.done = rnd.is_over
+
+    # ---------------------------------------------------------- what is seen
+
+    def view(self, player: int) -> PlayerView:
+        """``player``'s view; at the end of the episode, of the finished round or match."""
+        rnd = self.round
+        if rnd is None:
+            raise InvalidInputError("no episode has started: call reset() first")
+        match = self.match
+        if match is not None and (self.episode == "match" or not rnd.is_over):
+            return view_of(match, player, with_history=False)
+        if match is not None:
+            scores = (match.scores[0], match.scores[1])
+            return view_of_round(
+                rnd,
+                player,
+                match_scores=scores,
+                rounds=self.rules.game.rounds,
+                settlements=tuple(match.settlements),
+            )
+        return view_of_round(rnd, player, match_scores=self.match_scores, rounds=self._rounds)
+
+    @property
+    def match_scores(self) -> tuple[int, int]:
+        """The match scores now (after the settlement when the round is over)."""
+        if self.match is not None:
+            return self.match.scores[0], self.match.scores[1]
+        s = self.round.settlement if self.round is not None else None
+        if s is None:
+            return self._scores
+        return self._scores[0] + s.deltas[0], self._scores[1] + s.deltas[1]
+
+    def settlement(self) -> Settlement | None:
+        """The settlement of the episode's round (round episodes), once over."""
+        return self.round.settlement if self.round is not None else None
+
+    def deltas(self) -> tuple[int, int]:
+        """Both players' score changes over the episode (0, 0 until it is over)."""
+        if not self.done:
+            return 0, 0
+        if self.episode == "match" and self.match is not None:
+            start = self.rules.game.start_points
+            return self.match.scores[0] - start, self.match.scores[1] - start
+        s = self.settlement()
+        return s.deltas if s is not None else (0, 0)
+
+    def returns(self) -> tuple[float, float]:
+        """Both players' rewards for the episode (0 until it is over)."""
+        if not self.done:
+            return 0.0, 0.0
+        if self.episode == "match" and self.match is not None:
+            return returns_of(self.deltas(), self.match.winner, self.reward)
+        s = self.settlement()
+        return returns_of(self.deltas(), s.winner if s is not None else None, self.reward)
+
+    def text(self) -> str:
+        """A human-readable line: the full position, or how the episode ended."""
+        from koikoi.positions import position
+
+        rnd = self.round
+        if rnd is None:
+            return "no episode has started"
+        if not self.done:
+            if self.match is not None:
+                return position(self.match)
+            return position(rnd, match_scores=self._scores, rounds=self._rounds)
+        a, b = self.match_scores
+        if self.episode == "match" and self.match is not None:
+            who = self.match.winner
+            result = "a draw" if who is None else f"won by player {who}"
+            return f"match over, {result}: {a}/{b}"
+        s = self.settlement()
+        explained = s.explain() if s is not None else "no settlement"
+        return f"{explained}\nmatch {a}/{b}"
