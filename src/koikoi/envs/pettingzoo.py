@@ -1,0 +1,209 @@
+"""Koi-Koi as a PettingZoo AEC environment (two learners, turn by turn).
+
+A thin adapter over :class:`~koikoi.engine.Match` and the information-state
+encoding of :mod:`koikoi.envs.encoding`, in the manner of PettingZoo's classic
+games. Needs ``pip install 'koikoi[rl]'``.
+
+* Agents ``"player_0"`` and ``"player_1"`` are the engine's players 0 and 1.
+* Observation: ``{"observation": float32[SIZE], "action_mask": int8[NUM_ACTIONS]}``
+  from the agent's own :class:`~koikoi.views.PlayerView` only; the mask is all
+  zeros when it is not the agent's turn.
+* Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.actions`.
+* Rewards come at the end of the episode (``episode="round"``: one round;
+  ``"match"``: the whole match): ``reward="points"`` gives each player's score
+  change (the settlements' deltas), ``"net"`` own change minus the opponent's,
+  ``"win"`` +1 / -1 / 0.
+* :func:`env` wraps :class:`raw_env` like PettingZoo's classic games: an illegal
+  action ends the game with reward -1 for the player who took it and 0 for the
+  other (``TerminateIllegalWrapper``). :class:`raw_env` raises
+  :class:`~koikoi.errors.IllegalActionError` instead.
+* ``reset(seed=s)`` deals the match of ``Match(rules, seed=s)``; later unseeded
+  resets follow from it. ``reset(options={"position": TEXT})`` starts from a
+  position (:mod:`koikoi.positions`; a view position's hidden cards are re-dealt).
+
+>>> e = env(rules="leaflet")
+>>> e.reset(seed=1)
+>>> for agent in e.agent_iter():
+...     obs, reward, terminated, truncated, info = e.last()
+...     action = None if terminated else int(obs["action_mask"].nonzero()[0][0])
+...     e.step(action)
+>>> sorted(e.rewards) == []  # both agents are done and removed
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Final
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from koikoi.actions import NUM_ACTIONS
+from koikoi.envs._runner import Runner, check_choice, observation_bounds, resolve_rules
+from koikoi.envs.encoding import action_mask, encode
+from koikoi.errors import InvalidInputError
+from koikoi.rules import Rules
+
+__all__ = ["AGENTS", "env", "raw_env"]
+
+AGENTS: Final = ("player_0", "player_1")
+RENDER_MODES: Final = ("human", "ansi")
+
+Observation = dict[str, npt.NDArray[Any]]
+
+
+def env(
+    rules: str | Path | Rules = "nintendo",
+    *,
+    episode: str = "round",
+    reward: str = "points",
+    render_mode: str | None = None,
+) -> Any:
+    """The environment, wrapped as PettingZoo's classic games are.
+
+    Args:
+        rules: a preset name, a house-rules TOML path or a :class:`Rules`.
+        episode: ``"round"`` or ``"match"``.
+        reward: ``"points"``, ``"net"`` or ``"win"``.
+        render_mode: ``None``, ``"human"`` (prints) or ``"ansi"`` (returns text).
+
+    Raises:
+        InvalidInputError: unknown rules or a bad option (the message says what is allowed).
+    """
+    e = raw_env(rules, episode=episode, reward=reward, render_mode=render_mode)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):  # type: ignore[misc]
+    """The unwrapped AEC environment (see the module docs)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "koikoi_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: str | Path | Rules = "nintendo",
+        *,
+        episode: str = "round",
+        reward: str = "points",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        self.rules = resolve_rules(rules)
+        self.render_mode = render_mode
+        self._game = Runner(self.rules, episode, reward)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        low, high = observation_bounds(self.rules)
+        space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: space for a in AGENTS}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self._reset_dicts()
+        self.agent_selection = AGENTS[0]
+
+    @property
+    def episode(self) -> str:
+        return self._game.episode
+
+    @property
+    def reward(self) -> str:
+        return self._game.reward
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def _reset_dicts(self) -> None:
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode (see the module docs for ``seed`` and ``options``).
+
+        Raises:
+            InvalidInputError: a bad seed, an unknown option or a bad position.
+        """
+        position = None
+        if options:
+            position = options.get("position")
+            unknown = sorted(set(options) - {"position"})
+            if unknown and not (unknown == ["options"] and position is None):
+                # (PettingZoo's api_test passes {"options": 1}; nothing else is read.)
+                raise InvalidInputError(
+                    f"unknown reset option {unknown[0]!r}: the only one is 'position'"
+                )
+        self._game.start(seed, position)
+        self.agents = list(AGENTS)
+        self._reset_dicts()
+        current = self._game.current
+        self.agent_selection = AGENTS[current if current is not None else 0]
+
+    def observe(self, agent: str) -> Observation:
+        view = self._game.view(AGENTS.index(agent))
+        return {"observation": encode(view), "action_mask": action_mask(view)}
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action (``None`` for an agent that is done).
+
+        Raises:
+            IllegalActionError: an action that is not legal now (the state is unchanged).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise InvalidInputError(f"{agent} is to act: give an action id, not None")
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        game = self._game
+        game.act(int(action))
+        if game.done:
+            returns = game.returns()
+            deltas = game.deltas()
+            for p, a in enumerate(AGENTS):
+                self.rewards[a] = returns[p]
+                self.terminations[a] = True
+                self.infos[a] = {"points": deltas[p]}
+            self._accumulate_rewards()
+        else:
+            current = game.current
+            self.agent_selection = AGENTS[current if current is not None else 0]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The full position (hidden cards included), or how the episode ended."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
+            return None
+        text = self._game.text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
