@@ -1,0 +1,252 @@
+"""Koi-Koi as a single-agent Gymnasium environment: one seat against any agent.
+
+A thin adapter over :class:`~koikoi.engine.Match`, the encoding of
+:mod:`koikoi.envs.encoding` and the agents of :mod:`koikoi.agents` (the
+opponent is built with :func:`~koikoi.agents.make_agent` and sees only its own
+:class:`~koikoi.views.PlayerView`). Needs ``pip install 'koikoi[rl]'``.
+
+Importing this module registers ``"koikoi/KoiKoi-v0"``::
+
+    import gymnasium
+    import koikoi.envs.gymnasium  # registers koikoi/KoiKoi-v0
+
+    env = gymnasium.make("koikoi/KoiKoi-v0", rules="leaflet", opponent="random")
+
+(``gymnasium.make("koikoi.envs.gymnasium:koikoi/KoiKoi-v0", ...)`` imports it for you.)
+
+* Observation: ``{"observation": float32[SIZE], "action_mask": int8[NUM_ACTIONS]}``
+  (``observation="dict"``), or the float32 vector alone (``observation="vector"``;
+  the mask is then in ``info["action_mask"]``). :meth:`KoiKoiEnv.action_masks`
+  gives the mask either way, as sb3-contrib's ``MaskablePPO`` asks for it.
+* Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.actions`.
+* The reward comes at the end of the episode (``episode="round"`` or
+  ``"match"``): ``reward="points"`` (the seat's score change), ``"net"`` (own
+  change minus the opponent's) or ``"win"`` (+1 / -1 / 0). ``info["points"]``
+  then holds the seat's score change whatever the reward.
+* An illegal action ends the episode with ``illegal_reward`` (default -1) and
+  ``info["illegal_action"]``, like PettingZoo's classic games.
+* With ``episode="round"``, unseeded resets go on with the next round of the
+  same match; rounds that end before the seat's first decision (an instant
+  hand, an opponent who scores and stops on the first turn) are played through
+  and are not episodes.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Final, SupportsInt
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+
+from koikoi.actions import NUM_ACTIONS
+from koikoi.agents import Agent, make_agent
+from koikoi.envs._runner import Runner, check_choice, observation_bounds, resolve_rules
+from koikoi.envs.encoding import action_mask, encode
+from koikoi.errors import InvalidInputError
+from koikoi.rules import Rules
+
+__all__ = ["ENV_ID", "KoiKoiEnv"]
+
+ENV_ID: Final = "koikoi/KoiKoi-v0"
+SEATS: Final = (0, 1, "random")
+OBSERVATIONS: Final = ("dict", "vector")
+RENDER_MODES: Final = ("human", "ansi")
+_MAX_SKIPS: Final = 1000
+
+
+class KoiKoiEnv(gymnasium.Env[Any, np.int64]):
+    """One seat of Koi-Koi against ``opponent`` (see the module docs).
+
+    Args:
+        rules: a preset name, a house-rules TOML path or a :class:`Rules`.
+        opponent: an agent spec for :func:`~koikoi.agents.make_agent`
+            (``"heuristic"``, ``"random"``, ``"mcts:iterations=200"``, ...) or an agent.
+        episode: ``"round"`` or ``"match"``.
+        reward: ``"points"``, ``"net"`` or ``"win"``.
+        seat: the learner's player number, 0 or 1, or ``"random"`` (drawn per match).
+        observation: ``"dict"`` or ``"vector"``.
+        illegal_reward: the reward of an illegal action, which ends the episode.
+        render_mode: ``None``, ``"human"`` (prints) or ``"ansi"`` (returns text).
+
+    Raises:
+        InvalidInputError: unknown rules or agent, or a bad option (the message
+            says what is allowed).
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012
+
+    def __init__(
+        self,
+        rules: str | Path | Rules = "nintendo",
+        *,
+        opponent: str | Agent = "heuristic",
+        episode: str = "round",
+        reward: str = "points",
+        seat: int | str = 0,
+        observation: str = "dict",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules = resolve_rules(rules)
+        self._game = Runner(self.rules, episode, reward)
+        if seat not in SEATS or isinstance(seat, bool):
+            raise InvalidInputError(f"seat must be 0, 1 or 'random', not {seat!r}")
+        self.seat_option = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.observation_kind = check_choice("observation", observation, OBSERVATIONS)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        self.render_mode = render_mode
+        try:
+            self.illegal_reward = float(illegal_reward)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"illegal_reward must be a number, not {illegal_reward!r}"
+            ) from None
+        if isinstance(opponent, str):
+            self.opponent: Agent = make_agent(opponent)
+        elif isinstance(opponent, Agent):
+            self.opponent = opponent
+        else:
+            raise InvalidInputError(
+                f"opponent must be an agent spec such as 'heuristic' or an agent, not {opponent!r}"
+            )
+        self._opponent_rng = random.Random(0)
+        self._illegal = False
+        low, high = observation_bounds(self.rules)
+        vector = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        if self.observation_kind == "dict":
+            mask = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
+            self.observation_space: gymnasium.spaces.Space[Any] = gymnasium.spaces.Dict(
+                {"observation": vector, "action_mask": mask}
+            )
+        else:
+            self.observation_space = vector
+        self.action_space: gymnasium.spaces.Space[np.int64] = gymnasium.spaces.Discrete(NUM_ACTIONS)
+
+    @property
+    def episode(self) -> str:
+        return self._game.episode
+
+    @property
+    def reward(self) -> str:
+        return self._game.reward
+
+    # ----------------------------------------------------------------- API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Start an episode.
+
+        ``seed`` deals the match of ``Match(rules, seed=seed)`` (and seeds the
+        opponent and the seat draw); ``options={"position": TEXT}`` starts from a
+        position (:mod:`koikoi.positions`) instead, with ``episode="round"``.
+
+        Raises:
+            InvalidInputError: a bad seed, an unknown option or a bad position.
+        """
+        super().reset(seed=seed)
+        position = None
+        if options:
+            unknown = sorted(set(options) - {"position"})
+            if unknown:
+                raise InvalidInputError(
+                    f"unknown reset option {unknown[0]!r}: the only one is 'position'"
+                )
+            position = options.get("position")
+        game = self._game
+        self._illegal = False
+        game.start(seed, position)
+        for _ in range(_MAX_SKIPS):
+            if game.new_match:
+                self._opponent_rng = random.Random(game.seeder.getrandbits(64))
+                if self.seat_option == "random":
+                    self.seat = game.seeder.randrange(2)
+            self._play_opponent()
+            if not game.done:
+                return self._observation(), self._info()
+            if position is not None:
+                raise InvalidInputError(
+                    "the position gives the learner no decision: the round ends before it acts"
+                )
+            game.start()
+        raise RuntimeError("no episode with a decision for the learner")  # pragma: no cover
+
+    def step(self, action: SupportsInt) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action, then the opponent's until the learner acts again.
+
+        Returns ``(observation, reward, terminated, truncated, info)``; an
+        illegal action terminates the episode with ``illegal_reward``.
+
+        Raises:
+            InvalidInputError: the episode is over (call :meth:`reset`).
+        """
+        game = self._game
+        if game.done or self._illegal:
+            raise InvalidInputError("the episode is over: call reset()")
+        action_id = int(action)
+        if action_id not in game.legal_ids():
+            self._illegal = True
+            info = self._info()
+            info["illegal_action"] = action_id
+            return self._observation(), self.illegal_reward, True, False, info
+        game.act(action_id)
+        self._play_opponent()
+        if self.render_mode == "human":
+            self.render()
+        if not game.done:
+            return self._observation(), 0.0, False, False, self._info()
+        info = self._info()
+        info["points"] = game.deltas()[self.seat]
+        return self._observation(), game.returns()[self.seat], True, False, info
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal actions of the learner now (all False at the end), for ``MaskablePPO``."""
+        if self._illegal or self._game.round is None:
+            return np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        return action_mask(self._game.view(self.seat)).astype(np.bool_)
+
+    def render(self) -> str | None:
+        """The full position (hidden cards included), or how the episode ended."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
+            return None
+        text = self._game.text()
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ------------------------------------------------------------- helpers
+
+    def _play_opponent(self) -> None:
+        game = self._game
+        other = 1 - self.seat
+        while game.current == other:
+            view = game.view(other)
+            game.act(self.opponent.act(view, self._opponent_rng))
+
+    def _observation(self) -> Any:
+        view = self._game.view(self.seat)
+        vector = encode(view)
+        if self.observation_kind == "vector":
+            return vector
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if self._illegal else action_mask(view)
+        return {"observation": vector, "action_mask": mask}
+
+    def _info(self) -> dict[str, Any]:
+        if self.observation_kind == "vector":
+            return {"action_mask": self.action_masks().astype(np.int8)}
+        return {}
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="koikoi.envs.gymnasium:KoiKoiEnv")
