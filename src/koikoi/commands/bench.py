@@ -9,6 +9,8 @@
   (:func:`koikoi.arena.decision_latency`).
 * ``koikoi bench human PATH...`` — how often agents make the recorded (human)
   move, by decision kind (:mod:`koikoi.agreement`).
+* ``koikoi bench env`` — environment steps/s of the batched simulator
+  (:mod:`koikoi.envs.vector`) against the per-step Python interfaces.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def register(subparsers: Any) -> None:
     agent.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
     agent.add_argument("--json", action="store_true", help="print the result as JSON")
     _register_human(sub)
+    _register_env(sub)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         return _agent(args)
     if args.bench_command == "human":
         return _human(args)
+    if args.bench_command == "env":
+        return _env(args)
     args._bench_parser.print_help()
     return 2
 
@@ -319,4 +324,216 @@ def _human(args: argparse.Namespace) -> int:
                 f"  {label:<18} {t['decisions']:>6} {t['agreed']:>7} {t['rate']:>7.1%}  "
                 f"{ci:<16} {t['chance']:.1%}"
             )
+    return 0
+
+
+# ------------------------------------------------------------------ bench env
+
+
+def _register_env(sub: Any) -> None:
+    env = sub.add_parser(
+        "env",
+        help="environment steps/s: the batched simulator against the per-step Python APIs",
+        description=(
+            "Environment steps per second with observations and legal actions: the batched "
+            "simulator (koikoi.envs.vector; random legal actions drawn in the kernel) with "
+            "compact legal ids and with dense masks, against the per-step Python interfaces "
+            "(the engine with encoding.encode and action_mask at every step, and the "
+            "PettingZoo environment when it is installed). Median of --repeat runs; "
+            "compilation excluded."
+        ),
+    )
+    env.add_argument(
+        "--n", type=int, default=1024, metavar="N", help="environments stepped together (1024)"
+    )
+    env.add_argument(
+        "--seconds", type=float, default=1.0, metavar="T", help="length of each run (default 1)"
+    )
+    env.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
+    env.add_argument(
+        "--repeat", type=int, default=5, metavar="R", help="runs; the median is reported"
+    )
+    env.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    env.add_argument(
+        "--baselines",
+        choices=("all", "none"),
+        default="all",
+        help="measure the per-step Python interfaces too (default all)",
+    )
+    env.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def env_command_line(args: argparse.Namespace) -> str:
+    """The complete command line that reproduces a ``bench env`` run."""
+    return (
+        f"koikoi bench env --n {args.n} --seconds {args.seconds:g} --rules {args.rules} "
+        f"--repeat {args.repeat} --seed {args.seed} --baselines {args.baselines}"
+    )
+
+
+def _median(values: list[float]) -> float:
+    import statistics
+
+    return float(statistics.median(values))
+
+
+def _engine_env_run(rules: Any, seconds: float, seed: int) -> dict[str, float]:
+    """Steps/s of one-round episodes through the engine, encoding each step's view.
+
+    Every step builds the view of the player to act (``view_of_round``), its
+    observation (``encoding.encode``) and mask (``encoding.action_mask``), and
+    applies a uniformly random legal id with ``Round.apply_id`` (events off).
+    """
+    import random
+    import time
+
+    from koikoi.engine import Round
+    from koikoi.envs.encoding import action_mask, encode
+    from koikoi.views import view_of_round
+
+    rng = random.Random(seed)
+    start = rules.game.start_points
+    match_scores = (start, start)
+    steps = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        deck = list(range(48))
+        rng.shuffle(deck)
+        dealer = rng.randrange(2)
+        hands = [0, 0]
+        hands[dealer] = sum(1 << c for c in deck[0:8])
+        hands[1 - dealer] = sum(1 << c for c in deck[8:16])
+        rnd = Round(
+            rules,
+            hands=(hands[0], hands[1]),
+            field=sum(1 << c for c in deck[16:24]),
+            stock=deck[24:],
+            dealer=dealer,
+            events=False,
+        )
+        while not rnd.is_over:
+            view = view_of_round(rnd, rnd.current, match_scores=match_scores)
+            encode(view)
+            action_mask(view)
+            ids = view.legal_ids
+            rnd.apply_id(ids[int(rng.random() * len(ids))])
+            steps += 1
+        elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {"steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / cpu if cpu > 0 else 0.0}
+
+
+def _pettingzoo_run(module: Any, rules: Any, seconds: float, seed: int) -> dict[str, float]:
+    """Steps/s of the PettingZoo AEC environment (``env()``, one-round episodes)."""
+    import random
+    import time
+
+    rng = random.Random(seed)
+    e = module.env(rules=rules)
+    steps = 0
+    episode = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        e.reset(seed=seed * 1_000_003 + episode)
+        episode += 1
+        for _agent in e.agent_iter():
+            obs, _reward, terminated, truncated, _info = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            e.step(int(legal[int(rng.random() * len(legal))]))
+            steps += 1
+        elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {"steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / cpu if cpu > 0 else 0.0}
+
+
+def _pettingzoo_module() -> Any:
+    """``koikoi.envs.pettingzoo`` when it and PettingZoo can be imported, else None."""
+    import importlib
+
+    try:
+        module = importlib.import_module("koikoi.envs.pettingzoo")
+    except ImportError:
+        return None
+    return module if callable(getattr(module, "env", None)) else None
+
+
+def _env_row(name: str, actions: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "interface": name,
+        "actions": actions,
+        "steps_per_s": _median([r["steps_per_s"] for r in runs]),
+        "steps_per_cpu_s": _median([r["steps_per_cpu_s"] for r in runs]),
+        "runs": [round(r["steps_per_s"]) for r in runs],
+    }
+
+
+def _env(args: argparse.Namespace) -> int:
+    import os
+
+    from koikoi.cli import CommandError
+    from koikoi.errors import InvalidInputError
+    from koikoi.rules import load_rules
+
+    if args.n < 1:
+        raise InvalidInputError(f"--n must be 1 or more, not {args.n}")
+    if not args.seconds > 0:
+        raise InvalidInputError(f"--seconds must be positive, not {args.seconds}")
+    if args.repeat < 1:
+        raise InvalidInputError(f"--repeat must be 1 or more, not {args.repeat}")
+    rules = load_rules(args.rules)
+    try:
+        from koikoi.envs import vector
+    except ImportError:
+        raise CommandError(KERNEL_MISSING) from None
+    if not vector.available():
+        raise CommandError(KERNEL_MISSING)
+    seeds = [args.seed + k for k in range(args.repeat)]
+    rows = []
+    for dense, name in ((False, "VectorEnv, legal ids"), (True, "VectorEnv, dense masks")):
+        runs = [vector.benchmark(args.seconds, rules, s, n=args.n, dense_mask=dense) for s in seeds]
+        rows.append(_env_row(name, "random, drawn in the kernel", runs))
+    if args.baselines == "all":
+        runs = [_engine_env_run(rules, args.seconds, s) for s in seeds]
+        rows.append(_env_row("engine + encode + action_mask", "random.Random", runs))
+        module = _pettingzoo_module()
+        if module is not None:
+            runs = [_pettingzoo_run(module, rules, args.seconds, s) for s in seeds]
+            rows.append(_env_row("PettingZoo AEC env()", "random.Random", runs))
+    load = list(os.getloadavg()) if hasattr(os, "getloadavg") else []
+    result = {
+        "rules": rules.name,
+        "n": args.n,
+        "seconds": args.seconds,
+        "repeat": args.repeat,
+        "cpus": os.cpu_count(),
+        "load_average": load,
+        "rows": rows,
+    }
+    if _printed_json(args, result, env_command_line(args)):
+        return 0
+    print(
+        f"environment steps/s with observations (median of {args.repeat} x {args.seconds:g} s), "
+        f"rules {rules.name}, {args.n} environments in the batched simulator"
+    )
+    base = rows[0]["steps_per_s"]
+    print(f"  {'interface':<32} {'steps/s':>12} {'per CPU s':>12} {'ratio':>8}  actions")
+    for row in rows:
+        ratio = base / row["steps_per_s"] if row["steps_per_s"] else float("inf")
+        print(
+            f"  {row['interface']:<32} {row['steps_per_s']:>12,.0f} "
+            f"{row['steps_per_cpu_s']:>12,.0f} {ratio:>8,.1f}  {row['actions']}"
+        )
+    print("  ratio: the first row's steps/s over this row's")
+    if load:
+        print(
+            f"load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} on {os.cpu_count()} cpus "
+            "(other processes slow the wall-clock figures)"
+        )
     return 0
