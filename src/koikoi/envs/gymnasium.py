@@ -169,6 +169,8 @@ class KoiKoiEnv(gymnasium.Env[Any, np.int64]):
                     self.seat = game.seeder.randrange(2)
             self._play_opponent()
             if not game.done:
+                if self.render_mode == "human":
+                    self.render()
                 return self._observation(), self._info()
             if position is not None:
                 raise InvalidInputError(
