@@ -339,8 +339,8 @@ def _register_env(sub: Any) -> None:
             "simulator (koikoi.envs.vector; random legal actions drawn in the kernel) with "
             "compact legal ids and with dense masks, against the per-step Python interfaces "
             "(the engine with encoding.encode and action_mask at every step, and the "
-            "PettingZoo environment when it is installed). Median of --repeat runs; "
-            "compilation excluded."
+            "PettingZoo and Gymnasium environments when they are installed). Median of "
+            "--repeat runs; compilation excluded."
         ),
     )
     env.add_argument(
@@ -453,15 +453,43 @@ def _pettingzoo_run(module: Any, rules: Any, seconds: float, seed: int) -> dict[
     return {"steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / cpu if cpu > 0 else 0.0}
 
 
-def _pettingzoo_module() -> Any:
-    """``koikoi.envs.pettingzoo`` when it and PettingZoo can be imported, else None."""
+def _gymnasium_run(module: Any, rules: Any, seconds: float, seed: int) -> dict[str, float]:
+    """Steps/s of the Gymnasium environment (one seat, a ``random`` opponent, one-round
+    episodes): each step is one observation of the learner; the opponent's moves
+    between them are played inside the step and not counted."""
+    import random
+    import time
+
+    rng = random.Random(seed)
+    e = module.KoiKoiEnv(rules, opponent="random")
+    obs, _info = e.reset(seed=seed)
+    steps = 0
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        legal = obs["action_mask"].nonzero()[0]
+        obs, _reward, terminated, truncated, _info = e.step(
+            int(legal[int(rng.random() * len(legal))])
+        )
+        steps += 1
+        if terminated or truncated:
+            obs, _info = e.reset()
+        elapsed = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {"steps_per_s": steps / elapsed, "steps_per_cpu_s": steps / cpu if cpu > 0 else 0.0}
+
+
+def _env_module(name: str, attribute: str) -> Any:
+    """``koikoi.envs.NAME`` when it (and its library) can be imported and has
+    ``attribute``, else None."""
     import importlib
 
     try:
-        module = importlib.import_module("koikoi.envs.pettingzoo")
+        module = importlib.import_module(f"koikoi.envs.{name}")
     except ImportError:
         return None
-    return module if callable(getattr(module, "env", None)) else None
+    return module if callable(getattr(module, attribute, None)) else None
 
 
 def _env_row(name: str, actions: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -502,10 +530,14 @@ def _env(args: argparse.Namespace) -> int:
     if args.baselines == "all":
         runs = [_engine_env_run(rules, args.seconds, s) for s in seeds]
         rows.append(_env_row("engine + encode + action_mask", "random.Random", runs))
-        module = _pettingzoo_module()
+        module = _env_module("pettingzoo", "env")
         if module is not None:
             runs = [_pettingzoo_run(module, rules, args.seconds, s) for s in seeds]
             rows.append(_env_row("PettingZoo AEC env()", "random.Random", runs))
+        module = _env_module("gymnasium", "KoiKoiEnv")
+        if module is not None:
+            runs = [_gymnasium_run(module, rules, args.seconds, s) for s in seeds]
+            rows.append(_env_row("Gymnasium KoiKoiEnv", "random.Random, random opponent", runs))
     load = list(os.getloadavg()) if hasattr(os, "getloadavg") else []
     result = {
         "rules": rules.name,
