@@ -134,13 +134,18 @@ SIZE: Final = len(FEATURES)
 ROUND_OFFSET: Final = CARD_PLANES
 RULES_OFFSET: Final = CARD_PLANES + len(ROUND_FEATURES)
 
-_BITS: Final = ((np.arange(1 << 16)[:, None] >> np.arange(16)) & 1).astype(np.float32)
 _RULE_CACHE: dict[Rules, npt.NDArray[np.float32]] = {}
+_LAST: list[Any] = [None, None]
 
 
 def rule_features(rules: Rules) -> npt.NDArray[np.float32]:
     """The rules part of the vector (:data:`RULE_FEATURES`), cached per rule set."""
+    if rules is _LAST[0]:  # the usual case, without hashing the whole rule set
+        last: npt.NDArray[np.float32] = _LAST[1]
+        return last
     cached = _RULE_CACHE.get(rules)
+    if cached is not None:
+        _LAST[:] = [rules, cached]
     if cached is not None:
         return cached
     out = np.zeros(len(_RULE_LAYOUT), dtype=np.float32)
@@ -159,12 +164,6 @@ def rule_features(rules: Rules) -> npt.NDArray[np.float32]:
     return out
 
 
-def _plane(out: npt.NDArray[np.float32], offset: int, mask: int) -> None:
-    out[offset : offset + 16] = _BITS[mask & 0xFFFF]
-    out[offset + 16 : offset + 32] = _BITS[(mask >> 16) & 0xFFFF]
-    out[offset + 32 : offset + 48] = _BITS[(mask >> 32) & 0xFFFF]
-
-
 def encode_into(view: PlayerView, out: npt.NDArray[np.float32]) -> None:
     """Write the encoding of ``view`` into ``out`` (a float32 array of :data:`SIZE`).
 
@@ -181,7 +180,7 @@ def encode_into(view: PlayerView, out: npt.NDArray[np.float32]) -> None:
     opp = 1 - me
     drawn = (1 << view.drawn) if view.drawn >= 0 else 0
     unseen = FULL_DECK & ~(view.hand | view.field | view.piles[0] | view.piles[1] | drawn)
-    for i, mask in enumerate(
+    masks = np.array(
         (
             view.hand,
             view.field,
@@ -191,12 +190,12 @@ def encode_into(view: PlayerView, out: npt.NDArray[np.float32]) -> None:
             drawn,
             view.declined[me],
             view.declined[opp],
-        )
-    ):
-        _plane(out, 48 * i, mask)
-    o = ROUND_OFFSET
-    r = out[o : o + len(ROUND_FEATURES)]
-    r[:] = 0.0
+        ),
+        dtype="<u8",
+    )
+    bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(len(PLANES), 64)
+    out[:CARD_PLANES] = bits[:, :48].reshape(-1)
+    r = [0.0] * len(ROUND_FEATURES)  # filled as a list, written once (fast)
     r[0] = view.hand_counts[me] / 8.0
     r[1] = view.hand_counts[opp] / 8.0
     r[2] = view.stock_count / 24.0
@@ -222,6 +221,7 @@ def encode_into(view: PlayerView, out: npt.NDArray[np.float32]) -> None:
     r[33] = left / 12.0
     r[34] = 1.0 if left == 0 else 0.0
     r[35] = view.rounds / 12.0
+    out[ROUND_OFFSET:RULES_OFFSET] = r
     out[RULES_OFFSET:] = rule_features(view.rules)
 
 
