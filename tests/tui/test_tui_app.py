@@ -39,6 +39,7 @@ from koikoi.tui.controller import (
     OPPONENT,
     GameController,
     RoundResult,
+    action_text,
     narrate,
     plays_by_card,
 )
@@ -297,8 +298,12 @@ async def test_the_opponents_turn_goes_at_the_pace_and_can_be_skipped(tmp_path: 
         assert screen.pace == 1.5
 
 
-async def test_hints_use_the_opponents_evaluation(tmp_path: Path) -> None:
-    app = make_app(ONE_ROUND, 2, tmp_path, opponent="test-advisor")
+@pytest.mark.parametrize("opponent", ["random", "test-advisor"])
+async def test_hints_come_from_the_advisor_whatever_the_opponent(
+    tmp_path: Path, opponent: str
+) -> None:
+    rules = get_rules("nintendo").replace(game__rounds=2)
+    app = make_app(rules, 2, tmp_path, opponent=opponent)
     async with app.run_test(size=(80, 24)) as pilot:
         await next_prompt(pilot, app)
         view = game_screen(app).game.view()
@@ -306,19 +311,40 @@ async def test_hints_use_the_opponents_evaluation(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, HintDialog))
         hint = app.screen
         assert isinstance(hint, HintDialog)
-        assert hint.values == AdvisingAgent().evaluate(view, None)
+        values = AdvisingAgent().evaluate_detail(view, None)
+        assert hint.values == values
         text = plain(hint.query_one("#message-text"))
-        assert text.count("\n") == len(view.legal_ids)
-        assert "← best" in text
+        lines = text.splitlines()
+        assert len(lines) == len(view.legal_ids) + 1 and "chance to win the match" in lines[0]
+        # Ranked by what the advisor maximises (match-win chance), with units.
+        best = max(view.legal_ids, key=lambda a: (values[a].key, -a))
+        assert lines[1].endswith("← best") and action_text(best) in lines[1]
+        eq = values[best].equity
+        assert eq is not None and f"{values[best].points:+.1f} points" in lines[1]
+        assert f"{round(100 * eq)}% match win" in lines[1]
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
-    app = make_app(ONE_ROUND, 2, tmp_path, opponent="random")
+
+
+@pytest.mark.parametrize("opponent", ["greedy", "level:1"])
+async def test_hints_work_against_any_opponent(tmp_path: Path, opponent: str) -> None:
+    """Regression: against greedy there used to be "no hint available for this
+    opponent". The real expert (a small budget) gives the hint whatever the opponent."""
+    app = make_app(ONE_ROUND, 2, tmp_path, opponent=opponent, advisor="expert:iterations=8")
     async with app.run_test(size=(80, 24)) as pilot:
         await next_prompt(pilot, app)
+        view = game_screen(app).game.view()
         await pilot.press("h")
-        await pilot.pause()
-        assert "No hint available for this opponent." in notifications(app)
+        await wait_for(pilot, lambda: isinstance(app.screen, HintDialog), timeout=60)
+        hint = app.screen
+        assert isinstance(hint, HintDialog)
+        assert set(hint.values) == set(view.legal_ids)
+        text = plain(hint.query_one("#message-text"))
+        assert "No hint" not in text and " points" in text and "← best" in text
+        # One round is played for its points: no match-win chance to show.
+        assert "match win" not in text
+        assert not any("No hint" in m for m in notifications(app))
 
 
 async def test_save_and_resume_a_match(tmp_path: Path) -> None:
@@ -335,7 +361,13 @@ async def test_save_and_resume_a_match(tmp_path: Path) -> None:
         assert path.exists() and any("Saved to" in m for m in notifications(app))
     saved = load_game(path)
     assert list(saved.actions) == moves and saved.opponent == "random"
-    resumed = KoiKoiApp(saved=saved, save_path=path, records=tmp_path / "records", pace=0.0)
+    resumed = KoiKoiApp(
+        saved=saved,
+        save_path=path,
+        records=tmp_path / "records",
+        pace=0.0,
+        advisor="test-advisor",
+    )
     async with resumed.run_test(size=(80, 24)) as pilot:
         assert await next_prompt(pilot, resumed) == "play"
         screen = game_screen(resumed)
@@ -365,13 +397,26 @@ async def test_a_lost_terminal_saves_the_match_and_exits(tmp_path: Path) -> None
 
 
 async def test_new_game_screen_starts_the_chosen_match(tmp_path: Path) -> None:
-    app = KoiKoiApp(records=tmp_path / "records", saves=tmp_path / "saves", pace=0.0)
+    app = KoiKoiApp(
+        records=tmp_path / "records", saves=tmp_path / "saves", pace=0.0, advisor="test-advisor"
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
         screen = app.screen
         from textual.widgets import Input, Select
 
-        screen.query_one("#opponent", Select).value = "random"
+        # The levels are offered, the expert (level 8) first chosen, each described.
+        opponent = screen.query_one("#opponent", Select)
+        assert opponent.value == "expert"
+        assert "Level 8 · Expert: The strongest player" in plain(screen.query_one("#ng-level"))
+        assert [value for _, value in opponent._options[-8:]] == [
+            *(f"level:{n}" for n in range(1, 8)),
+            "expert",
+        ]
+        opponent.value = "level:3"
+        await pilot.pause()
+        assert "Level 3 · Casual: Plans for yaku" in plain(screen.query_one("#ng-level"))
+        opponent.value = "level:2"
         screen.query_one("#preset", Select).value = "leaflet"
         await pilot.pause()
         assert screen.query_one("#rounds", Input).value == "6"
@@ -388,7 +433,8 @@ async def test_new_game_screen_starts_the_chosen_match(tmp_path: Path) -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.game_screen is not None)
         game = game_screen(app).game
-        assert game.seed == 77 and game.opponent_spec == "random"
+        assert game.seed == 77 and game.opponent_spec == "level:2"
+        assert game.names[1] == "AI (Beginner)"
         assert game.rules.name == "leaflet" and game.rules.game.rounds == 2
         assert game.rules.game.first_dealer == "random"
 
@@ -490,7 +536,13 @@ async def test_resuming_in_a_later_round_does_not_show_old_rounds_again(tmp_path
             greedy_policy(game.view()) if game.human_to_act else game.choose_opponent_action()
         )
     path = game.save(tmp_path / "later.json")
-    app = KoiKoiApp(saved=load_game(path), save_path=path, records=tmp_path / "r", pace=0.0)
+    app = KoiKoiApp(
+        saved=load_game(path),
+        save_path=path,
+        records=tmp_path / "r",
+        pace=0.0,
+        advisor="test-advisor",
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         assert await next_prompt(pilot, app) in ("play", "take", "decide")
         screen = game_screen(app)

@@ -68,7 +68,7 @@ def test_house_rules_file(launched: list[KoiKoiApp], tmp_path: Path) -> None:
     assert main(["play", "--rules", str(house)]) == 0
     assert launched[0].settings is not None
     assert launched[0].settings.rules.game.rounds == 4
-    assert launched[0].settings.opponent == "greedy"
+    assert launched[0].settings.opponent == "expert"  # the default: level 8
 
 
 def test_resume_a_save(launched: list[KoiKoiApp], tmp_path: Path) -> None:
@@ -87,6 +87,7 @@ def test_resume_a_save(launched: list[KoiKoiApp], tmp_path: Path) -> None:
     [
         (["play", "--rules", "nope"], "unknown rules 'nope'"),
         (["play", "--opponent", "nobody"], "unknown agent 'nobody'"),
+        (["play", "--opponent", "level:9"], "level must be 1 to 8, not 9"),
         (["play", "--seed", "-3"], "seed must be a non-negative integer"),
         (["play", "--seed", "x"], "seed must be a non-negative integer"),
         (["play", "--rounds", "0"], "--rounds must be 1 or more"),

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from tui_driver import find_seed, greedy_policy, reach
+from tui_driver import AdvisingAgent, find_seed, greedy_policy, reach
 
 from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE
+from koikoi.agents import make_agent
+from koikoi.agents.base import ActionValue
 from koikoi.cards import parse_card
+from koikoi.commands.analyze import DEFAULT_AGENT
 from koikoi.engine import Event, Phase
 from koikoi.errors import IllegalActionError, InvalidInputError
+from koikoi.opponents import HINT_SPEC
 from koikoi.rules import get_rules
 from koikoi.tui.controller import (
     HUMAN,
@@ -108,15 +112,36 @@ def test_stop_preview_is_what_stopping_scores() -> None:
     assert "score" in game.explain(preview) and "Player 0" not in game.explain(preview)
 
 
-def test_advice_comes_from_the_opponents_evaluate() -> None:
-    plain = GameController(ONE_ROUND, opponent="greedy", seed=1)
-    assert not plain.can_advise and plain.advice() is None
-    advised = GameController(ONE_ROUND, opponent="test-advisor", seed=1)
-    assert advised.can_advise
-    if not advised.human_to_act:
-        advised.step_opponent()
-    values = advised.advice()
-    assert values is not None and set(values) == set(advised.view().legal_ids)
+def test_advice_comes_from_the_advisor_whatever_the_opponent() -> None:
+    game = GameController(ONE_ROUND, opponent="greedy", seed=1, advisor="test-advisor")
+    assert game.can_advise and game.advisor_spec == "test-advisor"
+    if not game.human_to_act:
+        game.step_opponent()
+    values = game.advice()
+    assert values == AdvisingAgent().evaluate_detail(game.view(), None)
+
+
+def test_the_default_opponent_is_the_expert_and_hints_come_from_it() -> None:
+    # The default opponent, here with a small budget (the real one thinks 1 s a move).
+    quick = make_agent("expert:iterations=4")
+    game = GameController(ONE_ROUND, seed=1, agent=quick, advisor="expert:iterations=4")
+    assert game.opponent_spec == "expert" and game.names[1] == "AI (Expert)"
+    assert GameController(ONE_ROUND, seed=1).advisor_spec == HINT_SPEC == DEFAULT_AGENT
+    game.preload()  # loads the kernel once; then the first decision is not slow
+    if not game.human_to_act:
+        game.step_opponent()
+    values = game.advice()
+    assert set(values) == set(game.view().legal_ids)
+    assert all(isinstance(v, ActionValue) and v.equity is None for v in values.values())
+
+
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [("level:1", "AI (Novice)"), ("level:8", "AI (Expert)"), ("greedy", "AI (greedy)")],
+)
+def test_levels_and_older_agent_names_are_accepted(spec: str, name: str) -> None:
+    game = GameController(ONE_ROUND, opponent=spec, seed=2, advisor="test-advisor")
+    assert game.names[1] == name and game.opponent_spec == spec
 
 
 def test_bad_opponent_spec_and_illegal_actions_are_clear_errors() -> None:

@@ -37,6 +37,7 @@ def game_app(seed: int, tmp_path: Path, rules: Any = ONE_ROUND) -> KoiKoiApp:
         saves=tmp_path / "saves",
         pace=0.0,
         stamp="snapshot",
+        advisor="test-advisor",
     )
 
 
@@ -63,7 +64,7 @@ def to_prompt(app: KoiKoiApp, *, stop: Callable[[str], bool], human_actions: int
 
 @pytest.mark.parametrize("size", SIZES)
 def test_new_game_screen(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
-    app = KoiKoiApp(records=None, saves=tmp_path / "saves", pace=0.0)
+    app = KoiKoiApp(records=None, saves=tmp_path / "saves", pace=0.0, advisor="test-advisor")
 
     async def run_before(pilot: Any) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))

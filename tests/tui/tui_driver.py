@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
-from koikoi.agents.base import GreedyAgent
+from koikoi.agents.base import ActionValue, GreedyAgent
 from koikoi.cards import card_list
 from koikoi.engine import Phase
 from koikoi.rules import Rules
@@ -25,8 +25,10 @@ Policy = Callable[[PlayerView], int]
 
 
 class AdvisingAgent:
-    """A test opponent with an ``evaluate`` (registered as ``"test-advisor"`` by the
-    tests' conftest): plays its first legal action, values each action by its id."""
+    """A cheap, deterministic advisor or opponent with ``evaluate_detail`` (registered
+    as ``"test-advisor"`` by the tests' conftest): plays its first legal action, values
+    each action by its id; in a match of several rounds its match-win chances rank the
+    actions in another order than its points."""
 
     name = "advisor"
 
@@ -34,7 +36,16 @@ class AdvisingAgent:
         return view.legal_ids[0]
 
     def evaluate(self, view: PlayerView, rng: random.Random | None) -> dict[int, float]:
-        return {a: float(a % 7) for a in view.legal_ids}
+        return {a: float(a % 7) - 2.0 for a in view.legal_ids}
+
+    def evaluate_detail(
+        self, view: PlayerView, rng: random.Random | None
+    ) -> dict[int, ActionValue]:
+        match = view.rounds > 1
+        return {
+            a: ActionValue(points=p, equity=(a % 5) / 5 + 0.1 if match else None)
+            for a, p in self.evaluate(view, rng).items()
+        }
 
 
 def greedy_policy(view: PlayerView, *, koikoi: bool = False) -> int:
@@ -167,7 +178,7 @@ def find_seed(
     play the same actions through the UI and meet the same situation.
     """
     for seed in seeds:
-        game = GameController(rules, opponent=opponent, seed=seed)
+        game = GameController(rules, opponent=opponent, seed=seed, advisor="test-advisor")
         n = 0
         while not game.is_over:
             if game.human_to_act:
@@ -185,7 +196,7 @@ def reach(
     rules: Rules, seed: int, n: int, *, opponent: str = "random", koikoi: bool = False
 ) -> GameController:
     """A controller after ``n`` human actions by :func:`greedy_policy`, at the human's turn."""
-    game = GameController(rules, opponent=opponent, seed=seed)
+    game = GameController(rules, opponent=opponent, seed=seed, advisor="test-advisor")
     done = 0
     while True:
         if game.human_to_act:
@@ -243,8 +254,10 @@ def make_app(
     *,
     opponent: str = "random",
     pace: float = 0.0,
+    advisor: str = "test-advisor",
 ) -> KoiKoiApp:
-    """An app that starts a match at once, with files under ``tmp``."""
+    """An app that starts a match at once, with files under ``tmp`` (hints from the
+    cheap test advisor unless told otherwise)."""
     from koikoi.tui.screens import GameSettings
 
     return KoiKoiApp(
@@ -253,4 +266,5 @@ def make_app(
         saves=tmp / "saves",
         pace=pace,
         stamp="test",
+        advisor=advisor,
     )

@@ -16,7 +16,9 @@ from typing import Any
 
 __all__ = ["DEFAULT_AGENT", "register", "run"]
 
-DEFAULT_AGENT = "mcts:iterations=100"
+DEFAULT_AGENT = "expert:time=0.3"
+"""The hints' evaluator (:data:`koikoi.opponents.HINT_SPEC`): an analysis of a position
+and a hint in the games rank its moves by the same value, in the same units."""
 
 
 def register(subparsers: Any) -> None:

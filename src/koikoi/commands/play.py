@@ -2,7 +2,8 @@
 
 With no option it opens the new-game screen. ``--rules``, ``--opponent``,
 ``--rounds`` and ``--seed`` start a match at once with those settings (the
-others at their defaults); ``--resume FILE`` goes on with a saved match.
+others at their defaults: the opponent is ``expert``, level 8); ``--resume
+FILE`` goes on with a saved match.
 Everything given is checked before the screen opens, so a bad option is a
 one-line error.
 """
@@ -32,7 +33,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--opponent",
         metavar="SPEC",
-        help="the AI: random, greedy, heuristic, mcts:time=SECONDS (default greedy)",
+        help="the AI: level:1 (Novice) to level:8, expert (level 8, the default), "
+        "or any agent spec such as heuristic or mcts:time=SECONDS",
     )
     parser.add_argument(
         "--rounds", metavar="N", type=int, help="rounds in the match (default: the rules')"
@@ -61,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from koikoi.agents import make_agent
     from koikoi.engine import parse_seed
     from koikoi.errors import InvalidInputError, KoiKoiError
+    from koikoi.opponents import DEFAULT_OPPONENT
 
     try:
         import textual  # noqa: F401
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         )
     elif direct:
         rules = build_rules(args.rules or "nintendo", rounds=args.rounds)
-        opponent = args.opponent or "greedy"
+        opponent = args.opponent or DEFAULT_OPPONENT
         make_agent(opponent)
         seed = parse_seed(args.seed) if args.seed is not None else None
         pace = DEFAULT_PACE if args.pace is None else args.pace

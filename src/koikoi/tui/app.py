@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from koikoi.errors import KoiKoiError
+from koikoi.opponents import HINT_SPEC
 from koikoi.rules import get_rules
 from koikoi.tui.controller import GameController
 from koikoi.tui.dialogs import QuitDialog
@@ -46,6 +47,8 @@ class KoiKoiApp(App[None]):
         saves: directory for saves.
         pace: seconds per step of the opponent's turn (0: instant).
         stamp: makes the time stamp of record names (tests pass a fixed one).
+        advisor: the agent spec of hints and koi-koi advice, whatever the opponent
+            (default :data:`~koikoi.opponents.HINT_SPEC`; tests pass a cheaper one).
     """
 
     TITLE = "Koi-Koi"
@@ -71,8 +74,10 @@ class KoiKoiApp(App[None]):
         saves: Path | None = None,
         pace: float | None = None,
         stamp: str | None = None,
+        advisor: str = HINT_SPEC,
     ) -> None:
         super().__init__()
+        self.advisor = advisor
         self.settings = settings
         self.saved = saved
         self.save_path = save_path
@@ -144,7 +149,12 @@ class KoiKoiApp(App[None]):
     def start_game(self, settings: GameSettings) -> str | None:
         """Start a match; returns an error message instead when it cannot."""
         try:
-            game = GameController(settings.rules, opponent=settings.opponent, seed=settings.seed)
+            game = GameController(
+                settings.rules,
+                opponent=settings.opponent,
+                seed=settings.seed,
+                advisor=self.advisor,
+            )
         except KoiKoiError as exc:
             return str(exc)
         pace = settings.pace if self.pace is None else self.pace
@@ -154,7 +164,7 @@ class KoiKoiApp(App[None]):
     def resume(self, saved: SavedGame, path: Path | None) -> str | None:
         """Resume a saved match; returns an error message instead when it cannot."""
         try:
-            game = GameController.from_saved(saved)
+            game = GameController.from_saved(saved, advisor=self.advisor)
         except KoiKoiError as exc:
             return f"cannot resume: {exc}"
         pace = self.pace if self.pace is not None else DEFAULT_PACE

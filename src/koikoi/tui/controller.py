@@ -6,17 +6,20 @@ screens draw only from :meth:`GameController.view` (the human's
 it, never from the round's hidden fields. No Textual here: the controller is
 tested on its own.
 
-The human is player 0, the AI player 1.
+The human is player 0, the AI player 1. The opponent is ``expert`` unless
+told otherwise; hints come from the advisor (:data:`koikoi.opponents.HINT_SPEC`,
+the expert with a short budget) whatever the opponent.
 
 >>> from koikoi.rules import get_rules
->>> game = GameController(get_rules("nintendo"), opponent="greedy", seed=1)
->>> game.view().hand.bit_count(), game.view().opponent_hand_count
-(8, 8)
+>>> game = GameController(get_rules("nintendo"), opponent="level:2", seed=1)
+>>> game.view().hand.bit_count(), game.view().opponent_hand_count, game.names[1]
+(8, 8, 'AI (Beginner)')
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
@@ -30,9 +33,11 @@ from koikoi.actions import (
     describe_action_id,
 )
 from koikoi.agents import Agent, make_agent
+from koikoi.agents.base import ActionValue
 from koikoi.cards import CODES, MONTH_NAMES
 from koikoi.engine import Event, Match, Phase, Round, month_of_round
 from koikoi.errors import IllegalActionError
+from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, hint_values, level_choice, preload_agent
 from koikoi.rules import Rules
 from koikoi.scoring import YAKU_NAMES, Scorer, Settlement, YakuResult
 from koikoi.tui.cardtext import card_caption
@@ -48,6 +53,7 @@ __all__ = [
     "Table",
     "action_text",
     "narrate",
+    "opponent_label",
     "plays_by_card",
 ]
 
@@ -307,18 +313,34 @@ def narrate(
     return None
 
 
+def opponent_label(spec: str, agent: Agent | None = None) -> str:
+    """How the opponent is called on screen: a level's title (``"Expert"``), else the
+    agent's name (``"greedy"``).
+
+    >>> opponent_label("level:3"), opponent_label("mcts:time=1")
+    ('Casual', 'mcts:time=1')
+    """
+    choice = level_choice(spec)
+    if choice is not None:
+        return choice.level.title
+    return agent.name if agent is not None else spec
+
+
 class GameController:
     """A match between the human (player 0) and an AI opponent (player 1).
 
     Args:
         rules: the rules of the match.
-        opponent: the opponent's agent spec (see :func:`koikoi.agents.make_agent`).
+        opponent: the opponent's agent spec (see :func:`koikoi.agents.make_agent`;
+            default ``expert``).
         seed: the match seed (default: a random one, kept so the match can be saved).
         agent: an already built agent (tests); ``opponent`` then only names it.
         actions: actions to re-play at once (resuming a save).
+        advisor: the agent spec of hints and koi-koi advice, whatever the opponent
+            (default :data:`~koikoi.opponents.HINT_SPEC`).
 
     Raises:
-        InvalidInputError: the opponent spec names no available agent.
+        InvalidInputError: the opponent or advisor spec names no available agent.
         IllegalActionError: an action to re-play is not legal.
     """
 
@@ -326,16 +348,25 @@ class GameController:
         self,
         rules: Rules,
         *,
-        opponent: str = "greedy",
+        opponent: str = DEFAULT_OPPONENT,
         seed: int | None = None,
         agent: Agent | None = None,
         actions: tuple[int, ...] = (),
         names: tuple[str, str] | None = None,
+        advisor: str = HINT_SPEC,
     ) -> None:
         self.opponent_spec = opponent
         self.agent: Agent = agent if agent is not None else make_agent(opponent)
+        self.advisor_spec = advisor
+        self.advisor: Agent = make_agent(advisor)
+        self._loaded: set[str] = set()
+        self._load_lock = threading.Lock()
+        self._advice_lock = threading.Lock()
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
-        self.names: tuple[str, str] = names or ("You", f"AI ({self.agent.name})")
+        self.names: tuple[str, str] = names or (
+            "You",
+            f"AI ({opponent_label(opponent, self.agent)})",
+        )
         self.match = Match(rules, seed=self.seed)
         self.scorer = Scorer(rules)
         self.results: list[RoundResult] = []
@@ -344,7 +375,9 @@ class GameController:
             self.apply(action_id)
 
     @classmethod
-    def from_saved(cls, saved: SavedGame, *, agent: Agent | None = None) -> GameController:
+    def from_saved(
+        cls, saved: SavedGame, *, agent: Agent | None = None, advisor: str = HINT_SPEC
+    ) -> GameController:
         """Rebuild a saved match (re-playing its actions)."""
         return cls(
             saved.rules,
@@ -353,6 +386,7 @@ class GameController:
             agent=agent,
             actions=saved.actions,
             names=saved.names,
+            advisor=advisor,
         )
 
     def to_saved(self) -> SavedGame:
@@ -408,16 +442,44 @@ class GameController:
 
     @property
     def can_advise(self) -> bool:
-        return callable(getattr(self.agent, "evaluate", None))
+        """Whether the advisor can value moves (the expert always can)."""
+        return any(
+            callable(getattr(self.advisor, name, None)) for name in ("evaluate_detail", "evaluate")
+        )
 
-    def advice(self) -> dict[int, float] | None:
-        """The opponent AI's evaluation of the human's legal actions (``None``: it cannot)."""
-        evaluate = getattr(self.agent, "evaluate", None)
-        if not callable(evaluate):
-            return None
+    def advice(self) -> dict[int, ActionValue]:
+        """The advisor's value of each of the human's legal actions: expected net round
+        points and, in a match of several rounds, the chance of winning it.
+
+        Slow (the advisor's budget, and loading it the first time): run it off the UI.
+        The advisor's generator is fixed by the seed and the move number.
+
+        Raises:
+            InvalidInputError: the advisor cannot value moves.
+        """
+        self._load("advisor")
+        view = self.view()
         rng = random.Random(f"hint/{self.seed}/{len(self.match.actions)}")
-        values = evaluate(self.view(), rng)
-        return {int(k): float(v) for k, v in dict(values).items()}
+        with self._advice_lock:  # one search at a time: an agent is not thread-safe
+            return hint_values(self.advisor, view, rng)
+
+    # ------------------------------------------------------------- preload
+
+    def preload(self) -> None:
+        """Load what the opponent and the advisor need before their first decision (the
+        compiled kernel, the rules' match-equity table): seconds. Run it off the UI when
+        the match starts; the first AI move and the first hint then wait only for what
+        is still loading."""
+        self._load("opponent")
+        self._load("advisor")
+
+    def _load(self, which: str) -> None:
+        if which in self._loaded:
+            return
+        with self._load_lock:
+            if which not in self._loaded:
+                preload_agent(self.agent if which == "opponent" else self.advisor, self.rules)
+                self._loaded.add(which)
 
     # -------------------------------------------------------------- actions
 
@@ -431,6 +493,7 @@ class GameController:
         Raises:
             IllegalActionError: the agent chose an action that is not legal.
         """
+        self._load("opponent")
         view = view_of(self.match, OPPONENT, with_history=True)
         if not view.legal_ids:
             raise IllegalActionError(

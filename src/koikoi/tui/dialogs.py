@@ -16,7 +16,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from koikoi.actions import KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
+from koikoi.agents.base import ActionValue
 from koikoi.cards import MONTH_MASKS, format_cards
+from koikoi.errors import KoiKoiError
+from koikoi.opponents import format_value, ranked
 from koikoi.rules import Rules
 from koikoi.scoring import Settlement, YakuResult
 from koikoi.tui.cardtext import card_caption, chip_text
@@ -168,23 +171,22 @@ def _outcome(action_id: int, field: int) -> str:
 
 
 def advice_lines(
-    values: dict[int, float] | None, legal: Sequence[int], *, field: int | None = None
+    values: dict[int, ActionValue], legal: Sequence[int], *, field: int | None = None
 ) -> list[str]:
-    """The AI's values of the legal actions, best first (or why there are none).
+    """The advisor's values of the legal actions, best first by what it maximises, each
+    with its units: ``"+1.2 points · 62% match win  play 3L ... ← best"``.
 
     With ``field``, a plain play says what it would capture.
     """
-    if values is None:
-        return ["No hint available for this opponent."]
-    rows = [(values[a], a) for a in legal if a in values]
+    rows = ranked(values, legal)
     if not rows:
         return ["The AI gave no values for these actions."]
-    rows.sort(key=lambda r: -r[0])
+    width = max(len(format_value(v)) for _, v in rows)
     out = []
-    for i, (value, action_id) in enumerate(rows):
+    for i, (action_id, value) in enumerate(rows):
         best = "  ← best" if i == 0 else ""
         outcome = _outcome(action_id, field) if field is not None else ""
-        out.append(f"{value:+7.2f}  {action_text(action_id)}{outcome}{best}")
+        out.append(f"{format_value(value):>{width}}  {action_text(action_id)}{outcome}{best}")
     return out
 
 
@@ -225,7 +227,7 @@ class KoiKoiDialog(ModalScreen[int]):
     ]
 
     def __init__(
-        self, facts: KoiKoiFacts, advise: Callable[[], dict[int, float] | None] | None = None
+        self, facts: KoiKoiFacts, advise: Callable[[], dict[int, ActionValue]] | None = None
     ) -> None:
         super().__init__()
         self.facts = facts
@@ -276,25 +278,28 @@ class KoiKoiDialog(ModalScreen[int]):
     def action_advice(self) -> None:
         advice = self.query_one("#kk-advice", Static)
         if self.advise is None:
-            self.advice = ["No hint available for this opponent."]
+            self.advice = ["No advice in this game."]
             advice.update(self.advice[0])
             return
-        advice.update("The AI is thinking…")
+        advice.update("The expert is thinking…")
         self.run_worker(self._advise(), exclusive=True, group="advice")
 
     async def _advise(self) -> None:
         if self.advise is None:  # pragma: no cover - checked by the caller
             return
-        values = await asyncio.to_thread(self.advise)
+        try:
+            values = await asyncio.to_thread(self.advise)
+        except KoiKoiError as exc:
+            self.advice = [f"No advice: {exc}"]
+            self.query_one("#kk-advice", Static).update(self.advice[0])
+            return
         self.advice = advice_lines(values, [KOIKOI_ID, STOP_ID])
-        verdict = ""
-        if values is not None and KOIKOI_ID in values and STOP_ID in values:
-            verdict = "The AI would " + (
-                "call koi-koi." if values[KOIKOI_ID] > values[STOP_ID] else "stop."
+        lines = ["The expert's advice:", *self.advice]
+        best = ranked(values, [KOIKOI_ID, STOP_ID])
+        if len(best) == 2:
+            lines.append(
+                "The expert would " + ("call koi-koi." if best[0][0] == KOIKOI_ID else "stop.")
             )
-        lines = ["AI advice (expected points):", *self.advice]
-        if verdict:
-            lines.append(verdict)
         self.query_one("#kk-advice", Static).update("\n".join(lines))
 
     @on(Button.Pressed)
@@ -394,20 +399,21 @@ class MessageDialog(ModalScreen[None]):
 
 
 class HintDialog(MessageDialog):
-    """The AI's evaluation of each legal play."""
+    """The expert's value of each legal play, best first (whatever the opponent)."""
 
     def __init__(
         self,
-        values: dict[int, float] | None,
+        values: dict[int, ActionValue],
         legal: Sequence[int],
-        who: str,
         *,
         field: int | None = None,
     ) -> None:
         lines = advice_lines(values, legal, field=field)
-        if values is not None:
-            lines = [f"{who}'s estimate of each play (higher is better for you):", *lines]
-        super().__init__("Hint", "\n".join(lines))
+        match = any(v.equity is not None for v in values.values())
+        head = "The expert's values, best first: your expected net points this round" + (
+            " and chance to win the match." if match else "."
+        )
+        super().__init__("Hint", "\n".join([head, *lines]))
         self.values = values
 
 

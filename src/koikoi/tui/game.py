@@ -6,7 +6,9 @@ stays in the :class:`~koikoi.tui.controller.GameController`.
 
 One worker runs the match: it waits for the human's play (a future resolved by
 keys or clicks), asks the opponent (in a thread, so a searching AI does not
-freeze the screen), and shows each step at the chosen pace.
+freeze the screen), and shows each step at the chosen pace. Another, in a
+thread, loads what the opponent and the advisor need (the compiled kernel, the
+match-equity table) as the screen opens, so the first AI move is not slow.
 """
 
 from __future__ import annotations
@@ -159,6 +161,7 @@ class GameScreen(Screen[None]):
             if line:
                 log.write(line)
         self.redraw()
+        self.run_worker(self.game.preload, thread=True, group="preload", exit_on_error=False)
         self.run_game()
 
     # --------------------------------------------------------------- drawing
@@ -378,8 +381,7 @@ class GameScreen(Screen[None]):
         self.state = "decide"
         self.redraw()
         game = self.game
-        advise = game.advice if game.can_advise else None
-        dialog = KoiKoiDialog(self.koikoi_facts(), advise)
+        dialog = KoiKoiDialog(self.koikoi_facts(), game.advice)
         choice: int = await self.app.push_screen_wait(dialog)
         return choice
 
@@ -569,19 +571,20 @@ class GameScreen(Screen[None]):
         if self.state != "play":
             self.notify("Hints are given on your turn to play.", timeout=3)
             return
-        if not self.game.can_advise:
-            self.notify("No hint available for this opponent.", timeout=4)
-            return
         self._hint()
 
     @work(exclusive=True, group="hint")
     async def _hint(self) -> None:
-        self.notify("The AI is thinking about your hand…", timeout=2)
-        values = await asyncio.to_thread(self.game.advice)
+        self.notify("The expert is thinking about your hand…", timeout=2)
         view = self.game.view()
-        await self.app.push_screen_wait(
-            HintDialog(values, list(view.legal_ids), self.game.names[OPPONENT], field=view.field)
-        )
+        try:
+            values = await asyncio.to_thread(self.game.advice)
+        except KoiKoiError as exc:
+            self.notify(f"No hint: {exc}", severity="error", timeout=6)
+            return
+        if self.state != "play" or self.game.view() != view:
+            return  # played meanwhile: the hint is about a position that is gone
+        await self.app.push_screen_wait(HintDialog(values, list(view.legal_ids), field=view.field))
 
     def action_captures(self) -> None:
         self.app.push_screen(CapturesScreen(self.game))

@@ -21,6 +21,7 @@ from textual.widgets import Button, Footer, Input, Select, Static
 from koikoi.agents import make_agent
 from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
+from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
@@ -46,14 +47,11 @@ __all__ = [
     "yaku_table",
 ]
 
-OPPONENT_CHOICES: Final[tuple[tuple[str, str], ...]] = (
-    ("random", "Beginner (random)"),
-    ("greedy", "Easy (greedy)"),
-    ("heuristic", "Medium (heuristic)"),
-    ("mcts:time=0.5", "Hard (mcts 0.5 s)"),
-    ("mcts:time=2", "Expert (mcts 2 s)"),
+OPPONENT_CHOICES: Final[tuple[tuple[str, str], ...]] = tuple(
+    (choice.agent, choice.label) for choice in LEVEL_CHOICES
 )
-"""Opponent specs offered on the new-game screen (some may not be installed yet)."""
+"""Opponents offered on the new-game screen: the levels (spec, ``"3 · Casual"``),
+weakest first; level 8 is ``expert``, the default."""
 
 FIRST_DEALER_CHOICES: Final[tuple[tuple[str, str], ...]] = (
     ("rules", "As the rules say"),
@@ -123,7 +121,7 @@ class GameSettings:
     """Everything needed to start a match."""
 
     rules: Rules
-    opponent: str = "greedy"
+    opponent: str = DEFAULT_OPPONENT
     seed: int | None = None
     pace: float = DEFAULT_PACE
 
@@ -240,7 +238,7 @@ KEYS_HELP: Final[tuple[tuple[str, str], ...]] = (
     ("← → or 1-8", "choose a hand card (its matches on the field are marked ▼)"),
     ("Enter / Space", "play the chosen card (or click it twice)"),
     ("click a field card", "play the chosen card onto it"),
-    ("h", "hint: the AI's value of each play"),
+    ("h", "hint: the expert's value of each play"),
     ("c", "both capture piles and the yaku progress in full"),
     ("+ / -", "opponent slower / faster; Space skips its animation"),
     ("s", "save the match (resume: koikoi play --resume FILE)"),
@@ -320,6 +318,7 @@ class NewGameScreen(Screen[None]):
     #ng-grid { grid-size: 4; grid-columns: 13 1fr 13 1fr; grid-rows: 3; height: auto;
                grid-gutter: 0 1; }
     #ng-grid .label { content-align: left middle; height: 3; text-style: bold; }
+    #ng-level { height: auto; padding: 0 1; }
     #ng-info { height: auto; color: $text-muted; padding: 0 1; }
     #ng-error { height: auto; color: $error; padding: 0 1; }
     #ng-buttons { height: 3; align-horizontal: center; }
@@ -353,15 +352,16 @@ class NewGameScreen(Screen[None]):
             (label if self.available[spec] else f"{label} (n/a)", spec)
             for spec, label in OPPONENT_CHOICES
         ]
-        specs = [spec for _, spec in opponents]
-        if d.opponent not in specs:
-            opponents.append((d.opponent, d.opponent))
+        chosen = level_choice(d.opponent)
+        opponent = chosen.agent if chosen is not None else d.opponent
+        if opponent not in [spec for _, spec in opponents]:
+            opponents.append((opponent, opponent))
         preset = d.rules.name if d.rules.name in PRESET_NAMES else "nintendo"
         pace = min(PACE_CHOICES, key=lambda c: abs(c[0] - d.pace))[0]
         yield Static("Koi-Koi こいこい — new game", id="ng-title")
         with Grid(id="ng-grid"):
             yield Static("Opponent", classes="label")
-            yield Select(opponents, value=d.opponent, allow_blank=False, id="opponent")
+            yield Select(opponents, value=opponent, allow_blank=False, id="opponent")
             yield Static("Rules", classes="label")
             yield Select(
                 [(name, name) for name in PRESET_NAMES],
@@ -394,6 +394,7 @@ class NewGameScreen(Screen[None]):
                 allow_blank=False,
                 id="pace",
             )
+        yield Static(self._level_text(d.opponent), id="ng-level")
         yield Static("", id="ng-info")
         yield Static("", id="ng-error")
         with Horizontal(id="ng-buttons"):
@@ -408,6 +409,23 @@ class NewGameScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#ng-info", Static).update(self._info_text())
         self.query_one("#start", Button).focus()
+
+    @staticmethod
+    def _level_text(spec: str) -> Text:
+        """The chosen opponent in a line: its level, title and description."""
+        choice = level_choice(spec)
+        text = Text()
+        if choice is None:
+            text.append(f"Opponent {spec}", "bold")
+            text.append(": an agent spec given on the command line.")
+            return text
+        text.append(f"Level {choice.level.number} · {choice.level.title}", "bold")
+        text.append(f": {choice.level.description}")
+        return text
+
+    @on(Select.Changed, "#opponent")
+    def _opponent_changed(self, event: Select.Changed) -> None:
+        self.query_one("#ng-level", Static).update(self._level_text(str(event.value)))
 
     def _info_text(self) -> str:
         try:
