@@ -503,7 +503,9 @@ def _env_row(name: str, actions: str, runs: list[dict[str, Any]]) -> dict[str, A
 
 
 def _env(args: argparse.Namespace) -> int:
+    import functools
     import os
+    from collections.abc import Callable
 
     from koikoi.cli import CommandError
     from koikoi.errors import InvalidInputError
@@ -522,22 +524,40 @@ def _env(args: argparse.Namespace) -> int:
         raise CommandError(KERNEL_MISSING) from None
     if not vector.available():
         raise CommandError(KERNEL_MISSING)
-    seeds = [args.seed + k for k in range(args.repeat)]
-    rows = []
-    for dense, name in ((False, "VectorEnv, legal ids"), (True, "VectorEnv, dense masks")):
-        runs = [vector.benchmark(args.seconds, rules, s, n=args.n, dense_mask=dense) for s in seeds]
-        rows.append(_env_row(name, "random, drawn in the kernel", runs))
+    measures: list[tuple[str, str, Callable[[int], dict[str, Any]]]] = [
+        (
+            name,
+            "random, drawn in the kernel",
+            functools.partial(vector.benchmark, args.seconds, rules, n=args.n, dense_mask=dense),
+        )
+        for dense, name in ((False, "VectorEnv, legal ids"), (True, "VectorEnv, dense masks"))
+    ]
     if args.baselines == "all":
-        runs = [_engine_env_run(rules, args.seconds, s) for s in seeds]
-        rows.append(_env_row("engine + encode + action_mask", "random.Random", runs))
+        measures.append(
+            (
+                "engine + encode + action_mask",
+                "random.Random",
+                functools.partial(_engine_env_run, rules, args.seconds),
+            )
+        )
         module = _env_module("pettingzoo", "env")
         if module is not None:
-            runs = [_pettingzoo_run(module, rules, args.seconds, s) for s in seeds]
-            rows.append(_env_row("PettingZoo AEC env()", "random.Random", runs))
+            run = functools.partial(_pettingzoo_run, module, rules, args.seconds)
+            measures.append(("PettingZoo AEC env()", "random.Random", run))
         module = _env_module("gymnasium", "KoiKoiEnv")
         if module is not None:
-            runs = [_gymnasium_run(module, rules, args.seconds, s) for s in seeds]
-            rows.append(_env_row("Gymnasium KoiKoiEnv", "random.Random, random opponent", runs))
+            run = functools.partial(_gymnasium_run, module, rules, args.seconds)
+            measures.append(("Gymnasium KoiKoiEnv", "random.Random, random opponent", run))
+    # Interleaved (every interface once per repeat), so that a change in the
+    # machine's load touches all of them alike.
+    runs: list[list[dict[str, Any]]] = [[] for _ in measures]
+    for k in range(args.repeat):
+        for j, (_, _, measure) in enumerate(measures):
+            runs[j].append(measure(args.seed + k))
+    rows = [
+        _env_row(name, actions, found)
+        for (name, actions, _), found in zip(measures, runs, strict=True)
+    ]
     load = list(os.getloadavg()) if hasattr(os, "getloadavg") else []
     result = {
         "rules": rules.name,
