@@ -75,8 +75,13 @@ def test_specs() -> None:
     assert make_agent("expert").name == "expert"
     assert make_agent("expert:time=0.5").name == "expert:time=0.5"
     assert make_agent("expert:iterations=10").name == "expert:iterations=10"
+    assert make_agent("expert:iterations=10,net=0").name == "expert:iterations=10"
+    assert make_agent("expert:net=1,blend=0.3,deals=8").name == "expert:net=1,blend=0.3,deals=8"
     for bad, message in (
         ("expert:speed=1", "unknown parameter 'speed'"),
+        ("expert:blend=2", "blend must be from 0 to 1"),
+        ("expert:net=maybe", "net must be 1 or 0"),
+        ("expert:deals=0", "deals must be 1 or more"),
         ("expert:time=fast", "time must be a number"),
         ("expert:time=-1", "time must be a positive number"),
         ("level:9", "level must be 1 to 8"),
@@ -140,3 +145,20 @@ def test_preload_readies_the_kernel_and_the_table() -> None:
     agent = make_agent("level:6")
     preload(agent, get_rules("leaflet"))
     assert agent.base.uses_kernel in (True, False)  # type: ignore[attr-defined]
+
+
+def test_the_network_moves_the_values() -> None:
+    """With the network on, the values blend the playouts' and the network's."""
+    view = _decide("3/12", "30/30")
+    rng = random.Random
+    off = ExpertAgent(iterations=200, net=False).evaluate_detail(view, rng(1))
+    on = ExpertAgent(iterations=200, net=True, blend=1.0, net_deals=8).evaluate_detail(view, rng(1))
+    assert on[STOP_ID].points == off[STOP_ID].points == 5.0  # a stop is exact either way
+    assert on[KOIKOI_ID].points != off[KOIKOI_ID].points
+
+
+def test_time_budget_is_restored_after_the_network() -> None:
+    """The network's time comes out of the search's budget for one decision only."""
+    agent = ExpertAgent(time_limit=0.05, net=True)
+    agent.act(_decide("3/12", "30/30"), random.Random(0))
+    assert agent.time_limit == 0.05

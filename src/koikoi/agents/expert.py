@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
-from koikoi.agents.mcts import MCTSAgent
+from koikoi.agents.mcts import INFER_SLACK, MatchUtility, MCTSAgent
 from koikoi.errors import InvalidInputError
 from koikoi.views import PlayerView
 
@@ -46,17 +47,46 @@ __all__ = [
 
 EXPERT_TIME: Final = 1.0
 EXPERT_ROLLOUTS: Final = 1
+DEFAULT_NET: Final = False
+"""Whether ``expert`` blends in the value network by default (see docs/agents.md: the
+shipped network did not measure stronger, so it is an option, ``expert:net=1``)."""
+DEFAULT_BLEND: Final = 0.5
+"""The value network's share of the expert's points estimate."""
+MAX_NET_DEALS: Final = 64
+"""Re-deals valued by the network per decision at most (fewer under a short budget)."""
+SLOPE_STEP: Final = 3.0
+"""Points either side of an action's expected result for the utility's slope."""
 
 
 class ExpertAgent(MCTSAgent):
-    """The strongest player: match-equity search with opponent-hand inference.
+    """The strongest player: match-equity search with opponent-hand inference, its
+    values corrected by the learned value network.
+
+    Besides the search's playouts (both players greedy to the end of the round),
+    every action is valued on ``NET_DEALS`` re-deals by the value network
+    (:mod:`koikoi.agents.valuenet`): the position right after the action, as the
+    player will see it, gives the expected round points under self-play. The two
+    estimates are blended (``blend``: the network's share); under the match
+    objective the network's correction goes through the slope of the
+    match-equity utility.
 
     Args:
         time_limit: seconds a decision (default 1; None with ``iterations``).
         iterations: determinizations a decision instead of (or besides) a time limit.
+        net: blend in the value network (default :data:`DEFAULT_NET`).
+        blend: the network's share of the points estimate, 0 to 1.
+        net_deals: re-deals valued by the network (default: by the budget, at most 64).
     """
 
-    def __init__(self, *, time_limit: float | None = None, iterations: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        time_limit: float | None = None,
+        iterations: int | None = None,
+        net: bool = DEFAULT_NET,
+        blend: float = DEFAULT_BLEND,
+        net_deals: int | None = None,
+    ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
         super().__init__(
@@ -66,36 +96,137 @@ class ExpertAgent(MCTSAgent):
             objective="match",
             infer=True,
         )
+        if not 0.0 <= blend <= 1.0:
+            raise InvalidInputError(f"expert: blend must be from 0 to 1, not {blend!r}")
+        if net_deals is not None and net_deals < 1:
+            raise InvalidInputError(f"expert: deals must be 1 or more, not {net_deals!r}")
+        self.use_net = net and blend > 0
+        self.blend = blend
+        self.net_deals = net_deals
+        self._budget = time_limit
         parts = []
         if time_limit is not None and time_limit != EXPERT_TIME:
             parts.append(f"time={time_limit:g}")
         if iterations is not None:
             parts.append(f"iterations={iterations}")
+        if net != DEFAULT_NET:
+            parts.append(f"net={int(net)}")
+        if net and blend != DEFAULT_BLEND:
+            parts.append(f"blend={blend:g}")
+        if net_deals is not None:
+            parts.append(f"deals={net_deals}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
+
+    def _deals(self) -> int:
+        if self.net_deals is not None:
+            return self.net_deals
+        if self._budget is None:
+            return MAX_NET_DEALS
+        return max(8, min(MAX_NET_DEALS, int(self._budget * 200)))
+
+    def _search(
+        self,
+        view: PlayerView,
+        rng: random.Random,
+        *,
+        decide: bool,
+        utility: MatchUtility | None = None,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """The network's values first (timed), then the search in the time left."""
+        self._net = None
+        if self.use_net:
+            start = time.perf_counter()
+            self._net = _net_values(view, rng, self._deals(), self.infer)
+            if self._budget is not None:
+                self.time_limit = max(self._budget - (time.perf_counter() - start), 1e-3)
+        try:
+            return super()._search(view, rng, decide=decide, utility=utility)
+        finally:
+            self.time_limit = self._budget
+
+    def _refine(
+        self,
+        view: PlayerView,
+        rng: random.Random,
+        values: dict[int, float],
+        points: dict[int, float],
+        utility: MatchUtility | None,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        net = getattr(self, "_net", None)
+        if net is None:
+            return values, points
+        lam = self.blend
+        new_points = {a: (1 - lam) * points[a] + lam * net[a] for a in points}
+        if utility is None:
+            return new_points, new_points
+        new_values = {}
+        for a, v in values.items():
+            d = points[a]
+            slope = (utility(d + SLOPE_STEP) - utility(d - SLOPE_STEP)) / (2 * SLOPE_STEP)
+            new_values[a] = min(1.0, max(0.0, v + slope * (new_points[a] - d)))
+        return new_values, new_points
+
+
+def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -> dict[int, float]:
+    """Each legal action's mean network value over ``deals`` re-deals of the hidden cards
+    (a finished round counts its exact result)."""
+    from koikoi.agents.valuenet import shipped
+    from koikoi.views import determinize, view_of_round
+
+    net = shipped()
+    me = view.player if view.player is not None else 0
+    ids = list(view.legal_ids)
+    exact = dict.fromkeys(ids, 0.0)
+    slots: list[int] = []
+    views: list[PlayerView] = []
+    avoid = view.declined[view.opponent] if infer else 0
+    for _ in range(deals):
+        det = determinize(view, rng, avoid=avoid, slack=INFER_SLACK)
+        for a in ids:
+            r = det.clone()
+            r.apply_id(a)
+            s = r.settlement
+            if s is not None:
+                exact[a] += 0.0 if s.winner is None else (s.points if s.winner == me else -s.points)
+                continue
+            slots.append(a)
+            views.append(view_of_round(r, me, match_scores=view.match_scores, rounds=view.rounds))
+    totals = exact
+    for a, v in zip(slots, net.values(views) if views else [], strict=True):
+        totals[a] += v
+    return {a: totals[a] / deals for a in ids}
 
 
 def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
-    """``expert``, ``expert:time=T`` or ``expert:iterations=N``."""
+    """``expert``, ``expert:time=T``, ``expert:iterations=N`` (and ``net=0``,
+    ``blend=B``, ``deals=K`` for experiments)."""
+    allowed = ("time", "iterations", "net", "blend", "deals")
     for key in params:
-        if key not in ("time", "iterations"):
-            raise InvalidInputError(f"expert: unknown parameter {key!r}: allowed time, iterations")
-    time_limit: float | None = None
-    if "time" in params:
-        try:
-            time_limit = float(params["time"])
-        except ValueError:
+        if key not in allowed:
             raise InvalidInputError(
-                f"expert: time must be a number of seconds, not {params['time']!r}"
-            ) from None
-    iterations: int | None = None
-    if "iterations" in params:
+                f"expert: unknown parameter {key!r}: allowed {', '.join(allowed)}"
+            )
+
+    def number(key: str, kind: type[float] | type[int]) -> Any:
+        if key not in params:
+            return None
         try:
-            iterations = int(params["iterations"])
+            return kind(params[key])
         except ValueError:
-            raise InvalidInputError(
-                f"expert: iterations must be a whole number, not {params['iterations']!r}"
-            ) from None
-    return ExpertAgent(time_limit=time_limit, iterations=iterations)
+            what = "a number" if kind is float else "a whole number"
+            raise InvalidInputError(f"expert: {key} must be {what}, not {params[key]!r}") from None
+
+    net = params.get("net", str(int(DEFAULT_NET))).lower()
+    if net not in ("0", "1"):
+        raise InvalidInputError(f"expert: net must be 1 or 0, not {params['net']!r}")
+    blend = number("blend", float)
+    return ExpertAgent(
+        time_limit=number("time", float),
+        iterations=number("iterations", int),
+        net=net == "1",
+        blend=DEFAULT_BLEND if blend is None else blend,
+        net_deals=number("deals", int),
+    )
 
 
 # --------------------------------------------------------------------- levels

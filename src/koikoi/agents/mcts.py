@@ -74,6 +74,9 @@ BATCH: Final = 16
 """Iterations per kernel call (the pruning test runs between calls)."""
 BATCH_SHARE: Final = 0.01
 """Under a time budget, a kernel call takes at most this share of it."""
+POINTS_TIEBREAK: Final = 0.001
+"""Under the ``match`` objective, each expected round point adds this much to an action's
+equity when choosing, so that actions of (nearly) equal equity are told apart by points."""
 INFER_SLACK: Final = 0.1
 """With ``infer``: the share of re-deals that ignore what the opponent's lays suggest."""
 
@@ -327,7 +330,12 @@ class MCTSAgent:
             return ids[0]
         utility = self.utility(view)
         self._prepare()
-        values, _ = self._search(view, rng, decide=True, utility=utility)
+        values, points = self._refine(
+            view, rng, *self._search(view, rng, decide=True, utility=utility), utility
+        )
+        if utility is not None:
+            # Equal equity (a match all but decided, or noise): the points still count.
+            values = {a: v + POINTS_TIEBREAK * points[a] for a, v in values.items()}
         best = max(values.values())
         ties = [a for a in ids if values[a] >= best - 1e-9]
         return ties[int(rng.random() * len(ties))] if len(ties) > 1 else ties[0]
@@ -350,11 +358,24 @@ class MCTSAgent:
         for the match (``objective=match`` and a match of more than one round), its
         chance of winning the match: the value :meth:`act` maximises."""
         utility = self.utility(view)
-        values, points = self._search(view, rng, decide=False, utility=utility)
+        values, points = self._refine(
+            view, rng, *self._search(view, rng, decide=False, utility=utility), utility
+        )
         return {
             a: ActionValue(points=points[a], equity=None if utility is None else values[a])
             for a in values
         }
+
+    def _refine(
+        self,
+        view: PlayerView,
+        rng: random.Random,
+        values: dict[int, float],
+        points: dict[int, float],
+        utility: MatchUtility | None,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """A hook for subclasses to correct the search's values (here: unchanged)."""
+        return values, points
 
     def _search(
         self,
