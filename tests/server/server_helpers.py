@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +26,18 @@ from koikoi.server.hub import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Limits high enough for scripted clients; the rate-limit tests set their own.
+# Limits high enough for scripted clients; the rate-limit tests set their own. Hints
+# from a small search (the expert's own are tested with EXPERT_HINTS).
 FAST = ServerConfig(
     allow_seed=True,
     message_rate=1e6,
     message_burst=1e6,
     http_rate=1e6,
     http_burst=1e6,
+    hint_agent="mcts:iterations=8,rollouts=1",
 )
+EXPERT_HINTS = replace(FAST, hint_agent="expert:iterations=8")
+"""Hints from the expert, as the server gives them, on a small budget."""
 CODE_SET = frozenset(CODES)
 _CODE_RE = re.compile(r"(?:1[0-2]|[1-9])[LARP][1-3]?")
 

@@ -17,7 +17,7 @@ import pytest
 from server_helpers import FAST, ROOT, ThreadServer
 
 from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID, describe_action_id
-from koikoi.agents import RandomAgent
+from koikoi.agents import make_agent
 from koikoi.cards import CODES
 from koikoi.engine import Match, Phase
 from koikoi.rules import get_rules
@@ -26,6 +26,8 @@ from koikoi.server.rooms import ai_rng
 from koikoi.views import view_of
 
 CHROMIUM = Path("/usr/bin/chromium")
+AI_LEVEL = "level:2"
+"""The AI of these tests: plays like greedy, deterministic given its generator."""
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -117,9 +119,10 @@ def human_choice(match: Match, called: bool) -> int:
 
 
 def simulate(seed: int, rounds: int) -> tuple[Match, list[tuple[int, int]]]:
-    """The whole match as the server will play it: human seat 0, random AI seat 1."""
+    """The whole match as the server will play it: human seat 0, the AI of level 2 (it
+    plays like greedy, on the server's event loop) seat 1."""
     match = Match(get_rules("nintendo").replace(game__rounds=rounds), seed=seed)
-    agent = RandomAgent()
+    agent = make_agent(AI_LEVEL)
     out: list[tuple[int, int]] = []
     called = False
     while not match.is_over:
@@ -256,15 +259,20 @@ def hidden_now(server: ThreadServer, game: str, seat: int | None) -> set[str]:
 
 
 def test_play_the_ai_through_the_page(server: ThreadServer, browser: Any) -> None:
-    """Two complete rounds against a random AI, with a two-match choice, a drawn-card
+    """Two complete rounds against the AI of level 2, with a two-match choice, a drawn-card
     choice, a koi-koi decision, keyboard play and a reload in the middle."""
     seed, expected, final = find_seed(rounds=2)
     p = Page(browser, viewport={"width": 1280, "height": 900})
     page = p.page
     page.goto(f"{server.base}/#seed={seed}")
     page.wait_for_selector("#agent option", state="attached")
+    # The levels are offered, the expert first chosen, each described.
+    assert page.locator("#agent").input_value() == "expert"
+    assert "Level 8:" in page.locator("#agent-desc").inner_text()
+    assert page.locator("#agent option").count() == 8
     p.shot("01-home")
-    page.select_option("#agent", "random")
+    page.select_option("#agent", AI_LEVEL)
+    assert "Level 2:" in page.locator("#agent-desc").inner_text()
     page.fill("#rounds", "2")
     page.click("#start")
     page.wait_for_selector("#bottom-hand .card")
@@ -278,9 +286,10 @@ def test_play_the_ai_through_the_page(server: ThreadServer, browser: Any) -> Non
         if n == 0:
             p.shot("02a-game-board")
             page.wait_for_selector("#bottom-hand button.card.playable")
-            page.keyboard.press("h")  # a hint from the AI
+            page.keyboard.press("h")  # a hint from the expert, whatever the opponent
             page.wait_for_selector("#hint-box:not([hidden]) ol li")
-            assert "Hint (" in page.locator("#hint-box").inner_text()
+            hint = page.locator("#hint-box").inner_text()
+            assert "Hint from the expert" in hint and " points" in hint
             assert page.locator(".card.hinted").count() >= 1
         if n == 3:
             page.reload()

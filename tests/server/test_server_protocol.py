@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from server_helpers import WS, room_of
+from server_helpers import EXPERT_HINTS, FAST, WS, room_of
 from starlette.testclient import TestClient
 
 from koikoi.actions import KOIKOI_ID, NUM_ACTIONS, STOP_ID
@@ -121,6 +122,15 @@ def test_parser_only_raises_protocol_errors(value: Any) -> None:
 
 def test_new_game_request_validation() -> None:
     assert parse_new_game({"mode": "ai"}).agent is None
+    # The levels, and the older names of stored games and scripts, are accepted.
+    for agent in ("level:1", "level:7", "level:8", "expert", "random", "greedy", "heuristic"):
+        assert parse_new_game({"mode": "ai", "agent": agent}).agent == agent
+    assert parse_new_game({"mode": "ai", "agent": "mcts"}).agent == "mcts"
+    with pytest.raises(ProtocolError) as info:
+        parse_new_game({"mode": "ai", "agent": "level:9"})
+    assert info.value.code == "bad_field"
+    assert "allowed level:1, level:2" in info.value.message and "expert" in info.value.message
+    assert "older random, greedy, heuristic, mcts" in info.value.message
     for body, code in [
         ({"mode": "solo"}, "bad_field"),
         ({"mode": "ai", "agent": "cmd:rm -rf /"}, "bad_field"),
@@ -202,7 +212,12 @@ def test_config_lists_cards_with_english_and_japanese_names(client: TestClient) 
     assert crane["code"] == "1L" and crane["name_en"] == "Pine - Crane"
     assert crane["month_ja"] == "松 matsu" and crane["name_ja"] == "松に鶴"
     assert "Pine - Crane" in crane["label"] and "松" in crane["label"]
-    assert set(cfg["agents"]) >= {"random", "greedy"}
+    # The levels, with titles and descriptions for the client; expert (level 8) first chosen.
+    assert [a["agent"] for a in cfg["agents"]] == [*(f"level:{n}" for n in range(1, 8)), "expert"]
+    assert [a["level"] for a in cfg["agents"]] == list(range(1, 9))
+    assert cfg["agents"][0]["title"] == "Novice" and cfg["agents"][-1]["title"] == "Expert"
+    assert all(a["description"] for a in cfg["agents"])
+    assert cfg["default_agent"] == "expert" and cfg["hint_agent"] == FAST.hint_agent
     assert "nintendo" in [p["name"] for p in cfg["presets"]]
     leaflet = client.get("/api/rules/leaflet").json()
     assert leaflet["rules"]["game"]["rounds"] == 6 and "[game]" in leaflet["toml"]
@@ -390,6 +405,47 @@ def test_record_needs_a_finished_game_and_a_token_of_it(client: TestClient) -> N
 
 
 # ------------------------------------------------------------- playing
+
+
+def test_the_default_opponent_is_the_expert_preloaded_off_the_event_loop(
+    client: TestClient,
+) -> None:
+    g = new_game(client, mode="ai", seed=3)  # nobody connects: the AI does not move yet
+    live = client.app.state.hub.rooms[g["game"]]  # type: ignore[attr-defined]
+    seat = live.room.seats[1]
+    assert (seat.kind, seat.agent, seat.name) == ("ai", "expert", "AI (Expert)")
+    assert live.preload_task is not None  # the kernel and the equity table, in a thread
+
+    async def loaded() -> None:
+        await asyncio.shield(live.preload_task)
+
+    client.portal.call(loaded)
+    agent = live.room.agent(1)
+    assert agent.name == "expert" and agent._ready  # type: ignore[attr-defined]
+    # Levels 1 and 2 play like greedy on the event loop: nothing to preload.
+    fast = new_game(client, mode="ai", agent="level:2", seed=3)
+    assert client.app.state.hub.rooms[fast["game"]].preload_task is None  # type: ignore[attr-defined]
+    assert room_of(client, fast["game"]).seats[1].name == "AI (Beginner)"
+
+
+@pytest.mark.parametrize("agent", ["greedy", "level:1", "heuristic"])
+def test_hints_come_from_the_expert_whatever_the_opponent(make_client: Any, agent: str) -> None:
+    """Regression: hints used to depend on the AI; now the expert gives them, in points and
+    match-win chance, whatever the opponent."""
+    client = make_client(EXPERT_HINTS)
+    g = new_game(client, mode="ai", agent=agent, seed=5)  # nintendo: 12 rounds
+    ws, ctx = connect(client, g["token"], "human")
+    state = ws.log[1]
+    while state["view"]["current"] != 0 or not state["view"]["legal"]:
+        state = ws.recv_type("state", timeout=20)
+    ws.send({"type": "hint"})
+    hint = ws.recv_type("hint", timeout=60)
+    assert hint["source"] == "expert:iterations=8" and hint["seq"] == state["seq"]
+    options = hint["options"]
+    assert {o["id"] for o in options} == {x["id"] for x in state["view"]["legal"]}
+    assert all(o["score"] == o["equity"] for o in options)  # ranked by match-win chance
+    assert [o["score"] for o in options] == sorted((o["score"] for o in options), reverse=True)
+    ctx.__exit__(None, None, None)
 
 
 def test_ai_game_to_the_end_with_hint_record_and_replay(client: TestClient) -> None:

@@ -8,10 +8,11 @@ import secrets
 import pytest
 from sqlalchemy.exc import IntegrityError
 
+from koikoi.agents import make_agent
 from koikoi.errors import RecordError
 from koikoi.rules import get_rules
 from koikoi.server.protocol import ProtocolError
-from koikoi.server.rooms import Room, SeatInfo, SimpleEvaluator, ai_rng, token_hash
+from koikoi.server.rooms import Room, SeatInfo, ai_rng, token_hash
 from koikoi.server.storage import NewGame, SeatData, Storage, default_database_url, normalize_url
 from koikoi.views import view_of
 
@@ -156,11 +157,29 @@ def test_room_state_is_the_seat_view_and_tags_deals() -> None:
     assert welcome["role"] == "spectator" and "seed" not in welcome
 
 
-def test_simple_hint_rates_every_legal_action() -> None:
+def test_the_expert_hint_rates_every_legal_action_in_points_and_match_equity() -> None:
     room = Room("g", mode="ai", rules=get_rules("nintendo"), seed=4, seats=seats(), watch_hash="w")
     while room.match.current != 0:
         room.apply(room.match.legal_ids()[0])
-    hint = room.hint(0, SimpleEvaluator(), "simple")
-    assert {o["id"] for o in hint["options"]} == set(room.match.legal_ids())
-    assert hint["options"][0]["score"] == max(o["score"] for o in hint["options"])
+    hint = room.hint(0, make_agent("expert:iterations=8"), "expert:iterations=8")
+    options = hint["options"]
+    assert {o["id"] for o in options} == set(room.match.legal_ids())
+    # Best first by what the expert maximises: the chance of winning the match.
+    assert [o["score"] for o in options] == sorted((o["score"] for o in options), reverse=True)
+    assert all(o["score"] == o["equity"] and 0 <= o["equity"] <= 1 for o in options)
+    assert all(isinstance(o["points"], float) for o in options)
+    assert hint["best"] == options[0]["id"] and hint["source"] == "expert:iterations=8"
+    # A single round is played for its points: no equity.
+    one = Room(
+        "g1",
+        mode="ai",
+        rules=get_rules("nintendo").replace(game__rounds=1),
+        seed=4,
+        seats=seats(),
+        watch_hash="w",
+    )
+    while one.match.current != 0:
+        one.apply(one.match.legal_ids()[0])
+    hint = one.hint(0, make_agent("expert:iterations=8"), "expert")
+    assert all("equity" not in o and round(o["score"], 2) == o["points"] for o in hint["options"])
     assert ai_rng(4, 0).random() == ai_rng(4, 0).random() != ai_rng(4, 1).random()

@@ -37,6 +37,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from koikoi import __version__
 from koikoi.cards import parse_cards
 from koikoi.errors import KoiKoiError, RulesError
+from koikoi.opponents import LEVEL_CHOICES
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
 from koikoi.server import catalog
@@ -217,8 +218,11 @@ async def api_config(request: Request) -> Response:
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
             "presets": presets,
-            "agents": list(hub.available_agents),
+            "agents": [
+                choice.to_dict() for choice in LEVEL_CHOICES if choice.agent in hub.offered_agents
+            ],
             "default_agent": hub.default_agent,
+            "hint_agent": hub.config.hint_agent,
             "cards": catalog.card_catalog(),
             "yaku": catalog.yaku_catalog(),
             "multipliers": MULTIPLIER_NAMES,

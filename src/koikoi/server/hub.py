@@ -21,17 +21,19 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import anyio
 import anyio.to_thread
 
-from koikoi.agents import make_agent
+from koikoi.agents import Agent, make_agent
 from koikoi.errors import KoiKoiError, RulesError
+from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, preload_agent
 from koikoi.rules import Rules, get_rules, load_rules_text
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
     AGENT_CHOICES,
+    LEVEL_AGENTS,
     Act,
     ClientMessage,
     Hello,
@@ -48,9 +50,9 @@ from koikoi.server.rooms import (
     HintEvaluator,
     Room,
     SeatInfo,
+    agent_name,
     agent_spec,
     ai_rng,
-    hint_evaluator,
     new_game_id,
     new_token,
     token_hash,
@@ -96,6 +98,8 @@ class ServerConfig:
     ai_delay: float = 0.0
     """Pause before each AI action (seconds)."""
     hint_timeout: float = 10.0
+    hint_agent: str = HINT_SPEC
+    """The agent spec of hints, whatever the opponent (tests pass a cheaper one)."""
     max_unknown_tokens: int = 5
     """Unknown tokens on one connection before it is closed."""
     max_rate_violations: int = 100
@@ -204,6 +208,8 @@ class LiveRoom:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: set[Connection] = field(default_factory=set)
     ai_task: asyncio.Task[None] | None = None
+    preload_task: asyncio.Task[None] | None = None
+    """Loading what the AI needs before its first move (the kernel, the equity table)."""
     last_active: float = field(default_factory=time.monotonic)
     finished_stored: bool = False
 
@@ -298,7 +304,11 @@ class Hub:
         self._closing = False
         self._janitor: asyncio.Task[None] | None = None
         self.available_agents = self._probe_agents()
-        self._hint_source, self._hint_evaluator = hint_evaluator()
+        make_agent(self.config.hint_agent)  # a bad spec fails here, naming what is allowed
+        self._hint_source = self.config.hint_agent
+        self._hint_agents: list[Agent] = []
+        """Idle hint evaluators: one per hint in flight (an agent is not thread-safe)."""
+        self._preloads: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------- lifecycle
 
@@ -320,14 +330,47 @@ class Hub:
 
     @property
     def default_agent(self) -> str:
-        for strength in ("heuristic", "greedy", "random"):
+        """``expert`` (level 8), else the strongest level available."""
+        for strength in (DEFAULT_OPPONENT, *reversed(LEVEL_AGENTS), "random"):
             if strength in self.available_agents:
                 return strength
         return "random"
 
+    @property
+    def offered_agents(self) -> tuple[str, ...]:
+        """The levels a client offers (the older names are accepted, not offered)."""
+        return tuple(a for a in LEVEL_AGENTS if a in self.available_agents)
+
+    def _preload(self, agent: Agent, rules: Rules | None, **fields: Any) -> asyncio.Task[None]:
+        """Load what ``agent`` needs before its first decision, in a worker thread."""
+
+        async def load() -> None:
+            started = time.perf_counter()
+            try:
+                await anyio.to_thread.run_sync(
+                    preload_agent, agent, rules, limiter=self._ai_limiter
+                )
+            except Exception:
+                log.exception("AI preload failed", extra={"fields": fields})
+                return
+            ms = round((time.perf_counter() - started) * 1000, 1)
+            log_event(log, "AI preloaded", logging.DEBUG, agent=agent.name, ms=ms, **fields)
+
+        task = asyncio.create_task(load(), name=f"preload-{agent.name}")
+        self._preloads.add(task)
+        task.add_done_callback(self._preloads.discard)
+        return task
+
+    def _take_hint_agent(self) -> Agent:
+        return self._hint_agents.pop() if self._hint_agents else make_agent(self._hint_source)
+
     async def start(self) -> None:
         self.writer.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
+        advisor = self._take_hint_agent()
+        self._preload(advisor, None, hints=self._hint_source).add_done_callback(
+            lambda _: self._hint_agents.append(advisor)
+        )
         log_event(
             log,
             "server started",
@@ -348,6 +391,8 @@ class Hub:
                 conn.close()
         with anyio.move_on_after(15):
             await self._idle.wait()
+            if self._preloads:
+                await asyncio.gather(*self._preloads, return_exceptions=True)
         await self.writer.stop()
         await anyio.to_thread.run_sync(self.storage.dispose)
         log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
@@ -421,8 +466,8 @@ class Hub:
         me, other = req.seat, 1 - req.seat
         seats: list[SeatData] = [SeatData(0, "human"), SeatData(1, "human")]
         seats[me] = SeatData(me, "human", name=req.name, token_hash=token_hash(token))
-        if req.mode == "ai":
-            seats[other] = SeatData(other, "ai", name=f"AI ({agent})", agent=agent)
+        if agent is not None:
+            seats[other] = SeatData(other, "ai", name=agent_name(agent), agent=agent)
         else:
             seats[other] = SeatData(
                 other, "human", invite_hash=token_hash(invite or ""), invite_used=False
@@ -492,6 +537,10 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat.token_hash is not None:
                 self._tokens[seat.token_hash] = (room.id, i)
+            strength = seat.agent or "random"
+            if seat.kind == "ai" and not room.is_over and strength not in FAST_AGENTS:
+                # The first AI move must not wait for the kernel or the equity table.
+                live.preload_task = self._preload(room.agent(i), room.rules, game=room.id)
         self._tokens[room.watch_hash] = (room.id, None)
 
     def _unregister(self, live: LiveRoom) -> None:
@@ -804,6 +853,8 @@ class Hub:
                 if (room.seats[seat].agent or "random") in FAST_AGENTS:
                     action = agent.act(view, rng)
                 else:
+                    if live.preload_task is not None:  # never two threads on one agent
+                        await asyncio.shield(live.preload_task)
                     action = await anyio.to_thread.run_sync(
                         agent.act, view, rng, limiter=self._ai_limiter
                     )
@@ -844,16 +895,20 @@ class Hub:
         conn.hint_task = asyncio.create_task(self._hint(conn, room, seat, msg.ref))
 
     async def _hint(self, conn: Connection, room: Room, seat: int, ref: str | int | None) -> None:
-        evaluator: HintEvaluator = self._hint_evaluator
+        evaluator = self._take_hint_agent()  # its own, while its search runs in a thread
         try:
             # The view is taken here, on the event loop; only the rating runs in a thread.
             seq = room.seq
             view = room.hint_view(seat)
             with anyio.fail_after(self.config.hint_timeout):
-                scores = await anyio.to_thread.run_sync(
-                    room.hint_scores, view, evaluator, seq, limiter=self._ai_limiter
+                values = await anyio.to_thread.run_sync(
+                    room.hint_scores,
+                    view,
+                    cast(HintEvaluator, evaluator),
+                    seq,
+                    limiter=self._ai_limiter,
                 )
-            message = room.hint_message(seq, view, scores, self._hint_source)
+            message = room.hint_message(seq, view, values, self._hint_source)
         except ProtocolError as exc:
             exc.ref = ref
             conn.send(exc.to_message())
@@ -861,6 +916,11 @@ class Hub:
         except TimeoutError:
             conn.send({"type": "error", "code": "hint_unavailable", "message": "hint timed out"})
             return
+        except KoiKoiError as exc:
+            conn.send({"type": "error", "code": "hint_unavailable", "message": str(exc)})
+            return
+        finally:
+            self._hint_agents.append(evaluator)
         if ref is not None:
             message["ref"] = ref
         self.metrics.count("hints")

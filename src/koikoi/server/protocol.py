@@ -25,12 +25,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from koikoi.actions import NUM_ACTIONS
+from koikoi.opponents import LEVEL_CHOICES
 from koikoi.rules import PRESET_NAMES
 
 __all__ = [
     "AGENT_CHOICES",
     "CLIENT_TYPES",
     "ERROR_CODES",
+    "LEGACY_AGENTS",
+    "LEVEL_AGENTS",
     "MAX_HOUSE_RULES_CHARS",
     "MAX_MESSAGE_BYTES",
     "MODES",
@@ -62,8 +65,13 @@ MAX_HOUSE_RULES_CHARS: Final = 8000
 MAX_NAME_CHARS: Final = 40
 MAX_REF_CHARS: Final = 64
 MODES: Final = ("ai", "friend")
-AGENT_CHOICES: Final = ("random", "greedy", "heuristic", "mcts")
-"""AI strengths a client may ask for (never ``cmd:``: clients do not start programs)."""
+LEVEL_AGENTS: Final[tuple[str, ...]] = tuple(choice.agent for choice in LEVEL_CHOICES)
+"""The AI levels the client offers, weakest first: ``level:1`` … ``level:7``, ``expert``."""
+LEGACY_AGENTS: Final = ("random", "greedy", "heuristic", "mcts")
+"""The AI strengths of earlier versions: still accepted (stored games, scripts)."""
+AGENT_CHOICES: Final[tuple[str, ...]] = (*LEVEL_AGENTS, "level:8", *LEGACY_AGENTS)
+"""AI strengths a client may ask for: the levels (``level:8`` is ``expert``) and the
+older names (never ``cmd:``: clients do not start programs)."""
 
 ERROR_CODES: Final[dict[str, str]] = {
     "bad_json": "the frame is not a JSON object",
@@ -359,8 +367,9 @@ def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
     """Validate the body of ``POST /api/games``.
 
     Fields: ``mode`` ("ai" or "friend"), ``agent`` (AI mode: one of
-    :data:`AGENT_CHOICES`), ``rules`` (a preset name), ``house_rules`` (TOML text,
-    used instead of the preset when not blank), ``rounds`` (1..120), ``seat``
+    :data:`AGENT_CHOICES`, a level or an older name), ``rules`` (a preset name),
+    ``house_rules`` (TOML text, used instead of the preset when not blank),
+    ``rounds`` (1..120), ``seat``
     (0 or 1, the creator's seat), ``name``, and ``seed`` (only when the server
     allows it, for tests).
     """
@@ -377,7 +386,9 @@ def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
     if mode == "ai":
         if agent is not None and agent not in AGENT_CHOICES:
             raise ProtocolError(
-                "bad_field", f"agent {agent!r} is not offered: allowed {', '.join(AGENT_CHOICES)}"
+                "bad_field",
+                f"agent {agent!r} is not offered: allowed {', '.join(LEVEL_AGENTS)} "
+                f"(level:8 is expert; also the older {', '.join(LEGACY_AGENTS)})",
             )
     elif agent is not None:
         raise ProtocolError("bad_field", "agent is only for mode 'ai'")

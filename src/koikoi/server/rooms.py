@@ -29,14 +29,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id, describe_action_id
+from koikoi.actions import describe_action_id
 from koikoi.agents import Agent, make_agent
-from koikoi.agents.base import card_value
-from koikoi.cards import MONTH_MASKS
+from koikoi.agents.base import ActionValue
 from koikoi.engine import Match, Phase
 from koikoi.errors import KoiKoiError, RecordError
+from koikoi.opponents import hint_values, level_choice, ranked
 from koikoi.rules import Rules
-from koikoi.server.protocol import ProtocolError
+from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
 from koikoi.views import PlayerView, view_of
 
 __all__ = [
@@ -44,10 +44,9 @@ __all__ = [
     "HintEvaluator",
     "Room",
     "SeatInfo",
-    "SimpleEvaluator",
+    "agent_name",
     "agent_spec",
     "ai_rng",
-    "hint_evaluator",
     "new_game_id",
     "new_token",
     "token_hash",
@@ -55,14 +54,14 @@ __all__ = [
 
 TOKEN_BYTES: Final = 32
 """Seat, invite and watch tokens carry 256 random bits (``secrets.token_urlsafe``)."""
-FAST_AGENTS: Final = frozenset({"random", "greedy"})
-"""Agents cheap enough to run on the event loop; the others run in a worker thread."""
+FAST_AGENTS: Final = frozenset({"random", "greedy", "level:1", "level:2"})
+"""Agents cheap enough to run on the event loop; the others run in a worker thread
+(levels 1 and 2 play like greedy)."""
 
-# Agent specs the server builds for each offered strength.
+# Agent specs the server builds for each strength a client may ask for: the levels
+# as they are, the older names as they were.
 _AGENT_SPECS: Final[dict[str, str]] = {
-    "random": "random",
-    "greedy": "greedy",
-    "heuristic": "heuristic",
+    **{strength: strength for strength in AGENT_CHOICES},
     "mcts": "mcts:time=1",
 }
 
@@ -91,8 +90,14 @@ def ai_rng(seed: int, seq: int) -> random.Random:
 
 
 def agent_spec(strength: str) -> str:
-    """The agent spec string for an offered AI strength."""
+    """The agent spec string for an AI strength a client may ask for."""
     return _AGENT_SPECS[strength]
+
+
+def agent_name(strength: str) -> str:
+    """How the AI seat is called: ``"AI (Expert)"``, ``"AI (Casual)"``, ``"AI (greedy)"``."""
+    choice = level_choice(strength)
+    return f"AI ({choice.level.title if choice is not None else strength})"
 
 
 @dataclass(slots=True)
@@ -119,66 +124,12 @@ class SeatInfo:
 
 
 class HintEvaluator(Protocol):
-    """Rates the legal actions of a view (the heuristic and search agents' ``evaluate``)."""
+    """Rates the legal actions of a view: an agent with ``evaluate_detail`` (the expert:
+    points and match-win chance) or at least ``evaluate`` (points)."""
+
+    name: str
 
     def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]: ...
-
-
-class SimpleEvaluator:
-    """A fallback hint: the card value an action captures; stop when it pays."""
-
-    name = "simple"
-
-    def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]:
-        out: dict[int, float] = {}
-        for action_id in view.legal_ids:
-            out[action_id] = self._value(view, action_id)
-        top = max(out.values(), default=0.0) or 1.0
-        return {k: round(v / top, 3) for k, v in out.items()}
-
-    @staticmethod
-    def _value(view: PlayerView, action_id: int) -> float:
-        if action_id == STOP_ID:
-            me = view.player or 0
-            opp_pile = view.piles[1 - me]
-            return 1.0 if view.round_scores[me] >= 7 or opp_pile.bit_count() > 12 else 0.6
-        if action_id == KOIKOI_ID:
-            return 0.8 if view.hand and view.round_scores[view.player or 0] < 7 else 0.4
-        if action_id >= TAKE_BASE:
-            taken = action_id - TAKE_BASE
-            return float(card_value(taken) + card_value(view.drawn if view.drawn >= 0 else 0))
-        action = action_from_id(action_id)
-        card: int = int(getattr(action, "card", 0))
-        target = getattr(action, "target", None)
-        if type(action).__name__ == "Discard":
-            return 0.1
-        if target is not None:
-            return float(card_value(card) + card_value(int(target)))
-        month = view.field & MONTH_MASKS[card // 4]
-        if not month:
-            return max(0.1, 1.0 - card_value(card) / 20)
-        total = card_value(card)
-        m = month
-        while m:
-            low = m & -m
-            total += card_value(low.bit_length() - 1)
-            m ^= low
-        return float(total)
-
-
-def hint_evaluator() -> tuple[str, HintEvaluator]:
-    """The best available hint evaluator and its name.
-
-    The heuristic agent's ``evaluate`` when it has one, else :class:`SimpleEvaluator`.
-    """
-    try:
-        agent = make_agent("heuristic")
-    except KoiKoiError:
-        return "simple", SimpleEvaluator()
-    evaluate = getattr(agent, "evaluate", None)
-    if callable(evaluate):
-        return str(getattr(agent, "name", "heuristic")), agent  # type: ignore[return-value]
-    return "simple", SimpleEvaluator()
 
 
 class Room:
@@ -443,25 +394,43 @@ class Room:
             raise ProtocolError("hint_unavailable", "no legal action to rate")
         return view
 
-    def hint_scores(self, view: PlayerView, evaluator: HintEvaluator, seq: int) -> dict[int, float]:
-        """The evaluator's ratings of ``view`` at ``seq`` (reads only the view: thread-safe)."""
-        return evaluator.evaluate(view, ai_rng(self.seed ^ 0x5EED, seq))
+    def hint_scores(
+        self, view: PlayerView, evaluator: HintEvaluator, seq: int
+    ) -> dict[int, ActionValue]:
+        """The evaluator's values of ``view``'s actions at ``seq``, seeded by the match
+        seed and ``seq`` (reads only the view: thread-safe for an evaluator of its own).
+
+        Raises:
+            InvalidInputError: the evaluator cannot value moves.
+        """
+        return hint_values(evaluator, view, ai_rng(self.seed ^ 0x5EED, seq))
 
     def hint_message(
-        self, seq: int, view: PlayerView, scores: dict[int, float], source: str
+        self, seq: int, view: PlayerView, values: dict[int, ActionValue], source: str
     ) -> dict[str, Any]:
-        """The ``hint`` message for ratings of ``view`` made at ``seq``."""
-        rated = sorted(
-            ((round(float(scores.get(i, 0.0)), 3), i) for i in view.legal_ids),
-            key=lambda pair: -pair[0],
-        )
-        options = [{"id": i, "action": describe_action_id(i), "score": s} for s, i in rated]
+        """The ``hint`` message for values of ``view``'s actions made at ``seq``: best
+        first by what the evaluator maximises (``score``), each with its expected net
+        round ``points`` and, in a match of several rounds, its match-win ``equity``."""
+        rows = ranked(values, view.legal_ids)
+        if not rows:
+            raise ProtocolError("hint_unavailable", "the AI gave no values for these actions")
+        options: list[dict[str, Any]] = []
+        for action_id, value in rows:
+            option: dict[str, Any] = {
+                "id": action_id,
+                "action": describe_action_id(action_id),
+                "score": round(value.key, 4),
+                "points": round(value.points, 2),
+            }
+            if value.equity is not None:
+                option["equity"] = round(value.equity, 4)
+            options.append(option)
         return {
             "type": "hint",
             "seq": seq,
             "deal": self._deal,
             "source": source,
-            "best": rated[0][1],
+            "best": rows[0][0],
             "options": options,
         }
 

@@ -72,15 +72,19 @@
 
   function setupHome() {
     const cfg = KK.config;
-    const agentNames = {
-      random: "Random (beginner)",
-      greedy: "Greedy (easy)",
-      heuristic: "Heuristic (strong)",
-      mcts: "Monte Carlo search (strongest, slower)",
-    };
     for (const a of cfg.agents) {
-      $("agent").append(el("option", { value: a, text: agentNames[a] || a, selected: a === cfg.default_agent }));
+      $("agent").append(el("option", {
+        value: a.agent,
+        text: `${a.level} · ${a.title}`,
+        selected: a.agent === cfg.default_agent,
+      }));
     }
+    const describeAgent = () => {
+      const a = cfg.agents.find((x) => x.agent === $("agent").value);
+      $("agent-desc").textContent = a ? `Level ${a.level}: ${a.description}` : "";
+    };
+    $("agent").addEventListener("change", describeAgent);
+    describeAgent();
     for (const p of cfg.presets) {
       $("rules").append(el("option", { value: p.name, text: `${p.name} (${p.rounds} rounds)` }));
     }
@@ -152,7 +156,7 @@
     if (!entries.length) list.append(el("li", { class: "hint-text", text: "No games yet." }));
     for (const [id, g] of entries.slice(0, 30)) {
       const when = g.created ? new Date(g.created).toLocaleString() : "";
-      const what = g.mode === "ai" ? `vs AI (${g.agent || "?"})` : "vs a friend";
+      const what = g.mode === "ai" ? `vs AI (${agentLabel(g.agent)})` : "vs a friend";
       list.append(
         el("li", {},
           el("a", { href: `/#game=${encodeURIComponent(id)}`, text: `${what}, ${g.rules || ""}` }),
@@ -165,6 +169,12 @@
             onclick: () => { KK.forgetGame(id); showHome(); },
           })));
     }
+  }
+
+  // An AI strength in words: a level's title ("Expert"), else the older name ("greedy").
+  function agentLabel(agent) {
+    const a = KK.config.agents.find((x) => x.agent === agent || `level:${x.level}` === agent);
+    return a ? a.title : agent || "?";
   }
 
   async function joinInvite(invite) {
@@ -321,7 +331,7 @@
     if (G.role === "player" && p === G.seat) return "You";
     const info = G.welcome && G.welcome.players[p];
     if (info && info.name) return info.name;
-    if (info && info.kind === "ai") return `AI (${info.agent})`;
+    if (info && info.kind === "ai") return `AI (${agentLabel(info.agent)})`;
     if (G.role === "player") return "Opponent";
     return `Player ${p}`;
   }
@@ -730,7 +740,16 @@
     }
     send({ type: "hint" });
     $("hint-box").hidden = false;
-    $("hint-box").replaceChildren(el("p", { text: "Thinking…" }));
+    $("hint-box").replaceChildren(el("p", { text: "The expert is thinking…" }));
+  }
+
+  // "+1.2 points · 62% match win": expected net round points, and the chance of
+  // winning the match when the evaluator plays for it (not in a single round).
+  function hintValue(o) {
+    const points = Math.round(o.points * 10) / 10 + 0;
+    let text = `${points >= 0 ? "+" : ""}${points.toFixed(1)} points`;
+    if (typeof o.equity === "number") text += ` · ${Math.round(o.equity * 100)}% match win`;
+    return text;
   }
 
   function showHint(msg) {
@@ -740,9 +759,12 @@
     box.hidden = false;
     const list = el("ol", {});
     for (const o of msg.options.slice(0, 4)) {
-      list.append(el("li", { text: `${describeAction(o.action)} (${o.score})` }));
+      list.append(el("li", {}, `${describeAction(o.action)}: `, el("strong", { text: hintValue(o) })));
     }
-    box.replaceChildren(el("strong", { text: `Hint (${msg.source}):` }), list);
+    box.replaceChildren(
+      el("strong", { text: "Hint from the expert, best first:", title: `evaluator: ${msg.source}` }),
+      list,
+    );
     const best = msg.options[0];
     const a = KK.parseAction(best.action);
     const code = a.verb === "take" ? a.card : a.card;
