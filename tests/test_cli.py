@@ -539,3 +539,66 @@ def test_bench_kernel_real(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "bench", "kernel", "--seconds", "0.5", "--json")
     assert status == 0
     assert json.loads(out)["rounds_per_s"] > 0
+
+
+# ------------------------------------------------- play, serve and analyze
+
+
+class _Valuer:
+    """A deterministic evaluator: points and match-win chances rank differently."""
+
+    name = "valuer"
+
+    def evaluate(self, view: Any, rng: Any) -> dict[int, float]:
+        return {a: float(a % 7) for a in view.legal_ids}
+
+    def evaluate_detail(self, view: Any, rng: Any) -> dict[int, Any]:
+        from koikoi.agents.base import ActionValue
+
+        return {a: ActionValue(points=float(a % 7), equity=(a % 5) / 5) for a in view.legal_ids}
+
+
+def test_analyze_defaults_to_the_hints_evaluator(capsys: pytest.CaptureFixture[str]) -> None:
+    from koikoi.commands.analyze import DEFAULT_AGENT
+    from koikoi.opponents import HINT_SPEC
+
+    assert DEFAULT_AGENT == HINT_SPEC == "expert:time=0.3"
+    with pytest.raises(SystemExit):
+        main(["analyze", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "(default expert:time=0.3, the games' hints)" in help_text
+
+
+def test_analyze_ranks_a_position_as_the_hints_do() -> None:
+    """Same evaluator, same order (what it maximises: the match-win chance), same units."""
+    from koikoi.analysis import analyze_position, format_position_analysis
+    from koikoi.engine import Match
+    from koikoi.opponents import format_equity, format_points, ranked
+    from koikoi.positions import position
+    from koikoi.views import view_of
+
+    match = Match(get_rules("nintendo"), seed=7)
+    view = view_of(match, match.current)
+    valuer = _Valuer()
+    analysis = analyze_position(position(view), valuer)
+    hint = ranked(valuer.evaluate_detail(view, None), view.legal_ids)
+    assert analysis.ranked == [a for a, _ in hint]
+    assert analysis.ranked != sorted(view.legal_ids, key=lambda a: (-(a % 7), a))
+    best = hint[0][1]
+    table = format_position_analysis(analysis)
+    assert "match win" in table and "round points" in table
+    assert format_equity(best.equity or 0) == f"{round(100 * (best.equity or 0))}% match win"
+    assert format_points(best.points) == f"{best.points:+.1f} points"
+
+
+@pytest.mark.parametrize("command", ["play", "serve"])
+def test_play_and_serve_help_name_the_levels(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    if command == "play":
+        assert "level:1 (Novice) to level:8, expert (level 8, the default)" in out
+    else:
+        assert "play the AI from level 1 to 8 (expert, the default;" in out

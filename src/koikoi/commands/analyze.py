@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
         "--agent",
         default=DEFAULT_AGENT,
         metavar="SPEC",
-        help=f"the evaluating search agent (default {DEFAULT_AGENT})",
+        help=f"the evaluating search agent (default {DEFAULT_AGENT}, the games' hints)",
     )
     parser.add_argument(
         "--player", type=int, choices=(0, 1), default=None, help="analyse only this player"

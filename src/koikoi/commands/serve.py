@@ -25,9 +25,10 @@ def register(subparsers: Any) -> None:
         "serve",
         help="run the web game (play the AI, a friend by invite link, spectate, score keeper)",
         description=(
-            "Run the web game on http://HOST:PORT/. Games are stored in a database "
-            "(SQLite by default: $KOIKOI_HOME/koikoi.db, else ./koikoi.db); a restart "
-            "loses no game."
+            "Run the web game on http://HOST:PORT/: play the AI from level 1 to 8 (expert, "
+            "the default; hints come from the expert whatever the level), a friend by invite "
+            "link, or watch. Games are stored in a database (SQLite by default: "
+            "$KOIKOI_HOME/koikoi.db, else ./koikoi.db); a restart loses no game."
         ),
     )
     parser.add_argument(
