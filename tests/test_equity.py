@@ -85,3 +85,12 @@ def test_train_equity_reproduces_the_shipped_counts(capsys: pytest.CaptureFixtur
     assert shipped["recipe"] == "koikoi train equity --rounds 3000 --seed 1"
     assert main(["train", "equity", "--rules", "nope"]) == 2
     assert "is not a preset" in capsys.readouterr().err
+
+
+def test_a_preset_with_another_match_length_reuses_its_rounds() -> None:
+    six = get_rules("nintendo").replace(game__rounds=6)
+    assert outcomes_for(six) == outcomes_for(get_rules("nintendo"))
+    met = match_equity(six)
+    assert met.equity(lead=3, rounds_left=6, i_deal=False) > 0.5
+    other = get_rules("nintendo").replace(points__goko=15)
+    assert equity._same_rounds_as(other) is None

@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections import Counter
@@ -155,18 +156,39 @@ _TABLES: dict[Rules, MatchEquity] = {}
 
 
 def outcomes_for(rules: Rules) -> RoundOutcomes:
-    """The round-outcome distribution of ``rules``: shipped for a preset, else measured."""
+    """The round-outcome distribution of ``rules``: shipped for a preset (and for a rule
+    set that differs from one only in its ``game`` section), else measured."""
     found = _OUTCOMES.get(rules)
     if found is not None:
         return found
-    if rules.name in PRESET_NAMES and get_rules(rules.name) == rules:
-        entry = _shipped().get("presets", {}).get(rules.name)
+    preset = _same_rounds_as(rules)
+    if preset is not None:
+        entry = _shipped().get("presets", {}).get(preset)
         if entry is not None:
-            found = RoundOutcomes.from_dict(entry, where=f"{DATA_FILE}: {rules.name}")
+            found = RoundOutcomes.from_dict(entry, where=f"{DATA_FILE}: {preset}")
     if found is None:
         found = measure_outcomes(rules, ON_THE_FLY_ROUNDS, seed=0)
     _OUTCOMES[rules] = found
     return found
+
+
+def _same_rounds_as(rules: Rules) -> str | None:
+    """The preset whose rounds are played exactly as under ``rules``, if any.
+
+    Only the ``game`` section (match length, dealers, start points, ties) may
+    differ: it changes the match, not how one round goes, so the preset's
+    measured round outcomes serve.
+    """
+    for name in PRESET_NAMES:
+        preset = get_rules(name)
+        if (
+            dataclasses.replace(
+                preset, name=rules.name, description=rules.description, game=rules.game
+            )
+            == rules
+        ):
+            return name
+    return None
 
 
 def match_equity(rules: Rules) -> MatchEquity:

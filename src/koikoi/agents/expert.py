@@ -22,18 +22,18 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.mcts import INFER_SLACK, MatchUtility, MCTSAgent
+from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView
+from koikoi.views import PlayerView, determinize
 
 __all__ = [
-    "DEFAULT_LEVEL",
     "EXPERT_ROLLOUTS",
     "LEVELS",
     "ExpertAgent",
@@ -55,6 +55,11 @@ DEFAULT_BLEND: Final = 0.5
 MAX_NET_DEALS: Final = 64
 """Re-deals valued by the network per decision at most (fewer under a short budget)."""
 SLOPE_STEP: Final = 3.0
+ENDGAME_CARDS: Final = 4
+"""Hand cards left (both players together) at or below which the expert solves the
+rest of the round exactly on each re-deal instead of playing it out."""
+ENDGAME_DEALS: Final = 400
+"""Re-deals solved per endgame decision at most."""
 """Points either side of an action's expected result for the utility's slope."""
 
 
@@ -76,6 +81,8 @@ class ExpertAgent(MCTSAgent):
         net: blend in the value network (default :data:`DEFAULT_NET`).
         blend: the network's share of the points estimate, 0 to 1.
         net_deals: re-deals valued by the network (default: by the budget, at most 64).
+        endgame: solve the last :data:`ENDGAME_CARDS` hand cards exactly on each
+            re-deal (default True).
     """
 
     def __init__(
@@ -86,6 +93,7 @@ class ExpertAgent(MCTSAgent):
         net: bool = DEFAULT_NET,
         blend: float = DEFAULT_BLEND,
         net_deals: int | None = None,
+        endgame: bool = True,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -101,6 +109,7 @@ class ExpertAgent(MCTSAgent):
         if net_deals is not None and net_deals < 1:
             raise InvalidInputError(f"expert: deals must be 1 or more, not {net_deals!r}")
         self.use_net = net and blend > 0
+        self.endgame = endgame
         self.blend = blend
         self.net_deals = net_deals
         self._budget = time_limit
@@ -115,6 +124,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"blend={blend:g}")
         if net_deals is not None:
             parts.append(f"deals={net_deals}")
+        if not endgame:
+            parts.append("endgame=0")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -132,7 +143,12 @@ class ExpertAgent(MCTSAgent):
         decide: bool,
         utility: MatchUtility | None = None,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        """The network's values first (timed), then the search in the time left."""
+        """The network's values first (timed), then the search in the time left; at the
+        end of a round (:data:`ENDGAME_CARDS` hand cards or fewer in all), the exact
+        solver instead of playouts."""
+        if self.endgame and view.player is not None and sum(view.hand_counts) <= ENDGAME_CARDS:
+            self._net = None
+            return self._endgame(view, rng, utility)
         self._net = None
         if self.use_net:
             start = time.perf_counter()
@@ -143,6 +159,40 @@ class ExpertAgent(MCTSAgent):
             return super()._search(view, rng, decide=decide, utility=utility)
         finally:
             self.time_limit = self._budget
+
+    def _endgame(
+        self, view: PlayerView, rng: random.Random, utility: MatchUtility | None
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """Every action's mean over re-deals of its exact (minimax) value on that deal.
+
+        On each re-deal of the hidden cards, both players play the rest of the
+        round perfectly for themselves (the player to act maximises the searching
+        player's utility, the opponent minimises it), koi-koi decisions included.
+        Few cards are left, so the tree is small; the budget bounds the re-deals.
+        """
+        me = view.player if view.player is not None else 0
+        ids = list(view.legal_ids)
+        start = time.perf_counter()
+        deadline = math.inf if self._budget is None else start + self._budget * 0.95
+        cap = self.iterations if self.iterations is not None else 1 << 30
+        cap = min(cap, ENDGAME_DEALS)
+        sums = dict.fromkeys(ids, 0.0)
+        raw = dict.fromkeys(ids, 0.0)
+        avoid = view.declined[view.opponent] if self.infer else 0
+        u: Callable[[float], float] = utility if utility is not None else float
+        done = 0
+        while done < cap:
+            det = determinize(view, rng, avoid=avoid, slack=INFER_SLACK)
+            for a in ids:
+                r = det.clone()
+                r.apply_id(a)
+                value, net_points = _solve(r, me, u)
+                sums[a] += value
+                raw[a] += net_points
+            done += 1
+            if time.perf_counter() >= deadline:
+                break
+        return {a: sums[a] / done for a in ids}, {a: raw[a] / done for a in ids}
 
     def _refine(
         self,
@@ -165,6 +215,27 @@ class ExpertAgent(MCTSAgent):
             slope = (utility(d + SLOPE_STEP) - utility(d - SLOPE_STEP)) / (2 * SLOPE_STEP)
             new_values[a] = min(1.0, max(0.0, v + slope * (new_points[a] - d)))
         return new_values, new_points
+
+
+def _solve(rnd: Round, me: int, utility: Callable[[float], float]) -> tuple[float, float]:
+    """The minimax value of a perfect-information round for player ``me`` (utility of
+    the net result), with the net points of the line played; ``rnd`` is consumed."""
+    if rnd.phase is Phase.OVER:
+        s = rnd.settlement
+        d = 0 if s is None or s.winner is None else (s.points if s.winner == me else -s.points)
+        return utility(d), float(d)
+    ids = rnd.legal_ids()
+    best: tuple[float, float] | None = None
+    maximise = rnd.current == me
+    for i, a in enumerate(ids):
+        child = rnd if i == len(ids) - 1 else rnd.clone()
+        child.apply_id(a)
+        result = _solve(child, me, utility)
+        if best is None or (result[0] > best[0] if maximise else result[0] < best[0]):
+            best = result
+    if best is None:  # pragma: no cover - a round that is not over has a legal action
+        raise RuntimeError("no legal action in a round that is not over")
+    return best
 
 
 def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -> dict[int, float]:
@@ -200,7 +271,7 @@ def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -
 def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     """``expert``, ``expert:time=T``, ``expert:iterations=N`` (and ``net=0``,
     ``blend=B``, ``deals=K`` for experiments)."""
-    allowed = ("time", "iterations", "net", "blend", "deals")
+    allowed = ("time", "iterations", "net", "blend", "deals", "endgame")
     for key in params:
         if key not in allowed:
             raise InvalidInputError(
@@ -216,14 +287,18 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
             what = "a number" if kind is float else "a whole number"
             raise InvalidInputError(f"expert: {key} must be {what}, not {params[key]!r}") from None
 
-    net = params.get("net", str(int(DEFAULT_NET))).lower()
-    if net not in ("0", "1"):
-        raise InvalidInputError(f"expert: net must be 1 or 0, not {params['net']!r}")
+    flags = {}
+    for key, default in (("net", DEFAULT_NET), ("endgame", True)):
+        flag = params.get(key, str(int(default))).lower()
+        if flag not in ("0", "1"):
+            raise InvalidInputError(f"expert: {key} must be 1 or 0, not {params[key]!r}")
+        flags[key] = flag == "1"
     blend = number("blend", float)
     return ExpertAgent(
         time_limit=number("time", float),
         iterations=number("iterations", int),
-        net=net == "1",
+        net=flags["net"],
+        endgame=flags["endgame"],
         blend=DEFAULT_BLEND if blend is None else blend,
         net_deals=number("deals", int),
     )
@@ -310,7 +385,7 @@ LEVELS: Final[tuple[Level, ...]] = (
         "Casual",
         "Plans for yaku and watches yours, but slips now and then.",
         "heuristic",
-        1.5,
+        0.05,
     ),
     Level(
         4,
@@ -334,8 +409,6 @@ LEVELS: Final[tuple[Level, ...]] = (
     Level(8, "Expert", "The strongest player: a full second of search per move.", "expert"),
 )
 """The levels, weakest first; ``LEVELS[n - 1]`` is ``level:n``."""
-DEFAULT_LEVEL: Final = 4
-"""The default opponent of the games' new-game screens (a middle level)."""
 
 
 def make_level(number: int) -> Agent:
@@ -388,7 +461,7 @@ def preload(agent: Any, rules: Any = None) -> None:
     inner = getattr(agent, "base", agent)
     if isinstance(inner, MCTSAgent):
         inner.uses_kernel  # noqa: B018 - loads (or compiles) the kernel
-        if rules is not None and inner.objective == "match":
+        if rules is not None and inner.objective == "match" and rules.game.rounds > 1:
             from koikoi.agents.equity import match_equity
 
             match_equity(rules)
