@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-import re
 import random
+import re
 from pathlib import Path
 
 import numpy as np
