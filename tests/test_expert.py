@@ -162,3 +162,61 @@ def test_time_budget_is_restored_after_the_network() -> None:
     agent = ExpertAgent(time_limit=0.05, net=True)
     agent.act(_decide("3/12", "30/30"), random.Random(0))
     assert agent.time_limit == 0.05
+
+
+def _endgames(count: int) -> list[Match]:
+    out = []
+    rng = random.Random(11)
+    seed = 0
+    while len(out) < count:
+        m = Match(get_rules("nintendo"), seed=seed)
+        seed += 1
+        while not m.is_over and sum(h.bit_count() for h in m.round.hands) > 4:
+            m.apply_id(rng.choice(m.legal_ids()))
+        if not m.is_over and len(m.legal_ids()) > 1 and m.round_number == 1:
+            out.append(m)
+    return out
+
+
+def _lines(rnd: object, me: int) -> list[int]:
+    """Every reachable final result (net points for ``me``) of a perfect-information round."""
+    from koikoi.engine import Phase, Round
+
+    assert isinstance(rnd, Round)
+    if rnd.phase is Phase.OVER:
+        s = rnd.settlement
+        assert s is not None
+        return [0 if s.winner is None else (s.points if s.winner == me else -s.points)]
+    out = []
+    for a in rnd.legal_ids():
+        child = rnd.clone()
+        child.apply_id(a)
+        out += _lines(child, me)
+    return out
+
+
+def test_endgame_solver_is_minimax() -> None:
+    """The solver's value is reachable, at least the worst line and at most the best; and
+    it is the max over the player's moves of the opponent-minimised values."""
+    from koikoi.agents.expert import _solve
+
+    for m in _endgames(6):
+        rnd, me = m.round, m.current
+        value, points = _solve(rnd.clone(), me, float)
+        lines = _lines(rnd.clone(), me)
+        assert min(lines) <= value <= max(lines) and value == points
+        children = []
+        for a in rnd.legal_ids():
+            child = rnd.clone()
+            child.apply_id(a)
+            children.append(_solve(child, me, float)[0])
+        assert value == max(children)
+
+
+def test_expert_uses_the_endgame_solver() -> None:
+    m = _endgames(1)[0]
+    view = view_of(m, m.current)
+    on = ExpertAgent(iterations=30).evaluate_detail(view, random.Random(0))
+    off = ExpertAgent(iterations=30, endgame=False).evaluate_detail(view, random.Random(0))
+    assert set(on) == set(off) == set(view.legal_ids)
+    assert on != off
