@@ -101,7 +101,10 @@ def test_bad_files_give_clear_errors(tmp_path: Path) -> None:
 def test_shipped_network_loads_and_predicts_a_sensible_sign() -> None:
     net = valuenet.shipped()
     assert net.meta["recipe"]["command"].startswith("koikoi train value")
-    assert net.meta["curve"][-1]["valid_loss"] < net.meta["curve"][0]["valid_loss"]
+    curve = net.meta["curve"]
+    # It predicts held-out rounds better than their mean does.
+    assert min(c["valid_loss"] for c in curve) < curve[0]["valid_variance"]
+    assert 1 <= net.meta["best_epoch"] <= len(curve)
     m = Match(seed=1)
     assert abs(net.value(view_of(m, 0))) < 20
 

@@ -60,6 +60,9 @@ ENDGAME_CARDS: Final = 4
 rest of the round exactly on each re-deal instead of playing it out."""
 ENDGAME_DEALS: Final = 400
 """Re-deals solved per endgame decision at most."""
+ENDGAME_WEIGHT: Final = 20
+"""Under ``iterations=N``, an endgame decision solves ``N / ENDGAME_WEIGHT`` re-deals
+(about the time of ``N`` playout iterations)."""
 """Points either side of an action's expected result for the utility's slope."""
 
 
@@ -174,8 +177,10 @@ class ExpertAgent(MCTSAgent):
         ids = list(view.legal_ids)
         start = time.perf_counter()
         deadline = math.inf if self._budget is None else start + self._budget * 0.95
-        cap = self.iterations if self.iterations is not None else 1 << 30
-        cap = min(cap, ENDGAME_DEALS)
+        # Under an iteration budget, one solved re-deal counts as ENDGAME_WEIGHT iterations.
+        cap = ENDGAME_DEALS
+        if self.iterations is not None:
+            cap = max(1, min(cap, self.iterations // ENDGAME_WEIGHT))
         sums = dict.fromkeys(ids, 0.0)
         raw = dict.fromkeys(ids, 0.0)
         avoid = view.declined[view.opponent] if self.infer else 0

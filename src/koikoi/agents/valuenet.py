@@ -337,7 +337,9 @@ def train(
     A share ``valid_share`` of the rounds (chosen by the seed) is held out, with
     all their positions; the curve has the training and held-out loss after every
     epoch, and the held-out targets' variance (the loss of always predicting
-    their mean). ``weight_decay`` is an L2 penalty on the weights.
+    their mean). The returned network has the weights of the epoch with the
+    lowest held-out loss (``meta["best_epoch"]``). ``weight_decay`` is an L2
+    penalty on the weights.
     """
     if len(data) < 2:
         raise InvalidInputError(f"training needs at least 2 positions, not {len(data)}")
@@ -362,6 +364,8 @@ def train(
     step = 0
     curve: list[dict[str, float]] = []
     n_layers = len(net.weights)
+    best_loss = math.inf
+    best = ([w.copy() for w in net.weights], [b.copy() for b in net.biases], 0)
 
     def loss_of(x: Array, y: Array) -> float:
         return float(np.mean((net.forward(x) - y) ** 2))
@@ -405,8 +409,14 @@ def train(
             "valid_variance": baseline,
         }
         curve.append(point)
+        if point["valid_loss"] < best_loss:
+            best_loss = point["valid_loss"]
+            best = ([w.copy() for w in net.weights], [b.copy() for b in net.biases], epoch)
         if progress is not None:
             progress(point)
+    # Keep the epoch with the lowest held-out loss (early stopping).
+    net.weights[:], net.biases[:], best_epoch = best
+    net.meta["best_epoch"] = best_epoch
     net.meta["curve"] = curve
     net.meta["samples"] = len(data)
     return TrainResult(net=net, curve=curve, seconds=time.perf_counter() - start)
