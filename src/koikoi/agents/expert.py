@@ -115,7 +115,7 @@ class ExpertAgent(MCTSAgent):
         self.endgame = endgame
         self.blend = blend
         self.net_deals = net_deals
-        self._budget = time_limit
+        self._net: dict[int, float] | None = None
         parts = []
         if time_limit is not None and time_limit != EXPERT_TIME:
             parts.append(f"time={time_limit:g}")
@@ -134,9 +134,9 @@ class ExpertAgent(MCTSAgent):
     def _deals(self) -> int:
         if self.net_deals is not None:
             return self.net_deals
-        if self._budget is None:
+        if self.time_limit is None:
             return MAX_NET_DEALS
-        return max(8, min(MAX_NET_DEALS, int(self._budget * 200)))
+        return max(8, min(MAX_NET_DEALS, int(self.time_limit * 200)))
 
     def _search(
         self,
@@ -145,23 +145,21 @@ class ExpertAgent(MCTSAgent):
         *,
         decide: bool,
         utility: MatchUtility | None = None,
+        time_limit: float | None = None,
     ) -> tuple[dict[int, float], dict[int, float]]:
         """The network's values first (timed), then the search in the time left; at the
         end of a round (:data:`ENDGAME_CARDS` hand cards or fewer in all), the exact
         solver instead of playouts."""
-        if self.endgame and view.player is not None and sum(view.hand_counts) <= ENDGAME_CARDS:
-            self._net = None
-            return self._endgame(view, rng, utility)
         self._net = None
+        if self.endgame and view.player is not None and sum(view.hand_counts) <= ENDGAME_CARDS:
+            return self._endgame(view, rng, utility)
+        limit = self.time_limit if time_limit is None else time_limit
         if self.use_net:
             start = time.perf_counter()
             self._net = _net_values(view, rng, self._deals(), self.infer)
-            if self._budget is not None:
-                self.time_limit = max(self._budget - (time.perf_counter() - start), 1e-3)
-        try:
-            return super()._search(view, rng, decide=decide, utility=utility)
-        finally:
-            self.time_limit = self._budget
+            if limit is not None:
+                limit = max(limit - (time.perf_counter() - start), 1e-3)
+        return super()._search(view, rng, decide=decide, utility=utility, time_limit=limit)
 
     def _endgame(
         self, view: PlayerView, rng: random.Random, utility: MatchUtility | None
@@ -176,7 +174,7 @@ class ExpertAgent(MCTSAgent):
         me = view.player if view.player is not None else 0
         ids = list(view.legal_ids)
         start = time.perf_counter()
-        deadline = math.inf if self._budget is None else start + self._budget * 0.95
+        deadline = math.inf if self.time_limit is None else start + self.time_limit * 0.95
         # Under an iteration budget, one solved re-deal counts as ENDGAME_WEIGHT iterations.
         cap = ENDGAME_DEALS
         if self.iterations is not None:
@@ -207,7 +205,7 @@ class ExpertAgent(MCTSAgent):
         points: dict[int, float],
         utility: MatchUtility | None,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        net = getattr(self, "_net", None)
+        net = self._net
         if net is None:
             return values, points
         lam = self.blend

@@ -384,9 +384,12 @@ class MCTSAgent:
         *,
         decide: bool,
         utility: MatchUtility | None = None,
+        time_limit: float | None = None,
     ) -> tuple[dict[int, float], dict[int, float]]:
         """Sample determinizations until the budget is spent; the mean value per action,
         and the mean net round points per action (the same without a ``utility``).
+        ``time_limit`` replaces the agent's own for this search (a caller that spent
+        part of the budget already).
 
         Every iteration evaluates every *active* action on the same deal with the
         same rollout seed. After :data:`PRUNE_AFTER` iterations an action whose
@@ -406,7 +409,8 @@ class MCTSAgent:
             raise InvalidInputError("mcts: no legal action in this view (not our turn)")
         self._prepare()
         start = time.perf_counter()
-        deadline = math.inf if self.time_limit is None else start + self.time_limit * 0.98
+        limit = self.time_limit if time_limit is None else time_limit
+        deadline = math.inf if limit is None else start + limit * 0.98
         max_iter = self.iterations if self.iterations is not None else 1 << 60
         scorer = self._scorer(view.rules)
         k = len(ids)
@@ -427,7 +431,7 @@ class MCTSAgent:
                 avoid=avoid,
                 slack=INFER_SLACK,
             )
-            batch = 1 if self.time_limit is not None else BATCH
+            batch = 1 if limit is not None else BATCH
             while stats.done < max_iter:
                 active = stats.active
                 t0 = clock()
@@ -442,9 +446,9 @@ class MCTSAgent:
                 now = clock()
                 if (decide and len(stats.active) == 1) or now >= deadline:
                     break
-                if self.time_limit is not None:  # batches of at most BATCH_SHARE of the budget
+                if limit is not None:  # batches of at most BATCH_SHARE of the budget
                     per = max((now - t0) / len(rows), 1e-7)
-                    room = min(self.time_limit * BATCH_SHARE, deadline - now)
+                    room = min(limit * BATCH_SHARE, deadline - now)
                     batch = max(1, min(BATCH, int(room / per)))
             return stats.means(ids), points.means(ids)
         sign = 1 if view.player == 0 else -1
