@@ -258,9 +258,10 @@ class MatchEquity:
             return False
         return (not i_deal) if game.dealer_after_draw == "swap" else i_deal
 
-    def _after(self, prev: list[list[float]], lead: int, i_deal: bool, last: bool) -> float:
-        """Equity after a round that leaves ``lead``, with ``prev`` the table of the
-        rounds after it (the terminal row when ``last``, indexed by who dealt)."""
+    def _after(self, prev: list[list[float]], lead: int, i_deal: bool) -> float:
+        """Equity at ``lead`` in ``prev``, the table of the rounds still to play (the
+        terminal row, indexed by who dealt last, when none is left); a bust under
+        transferred points ends the match."""
         span = self._span
         if self._transfer:
             own = self._start + lead // 2
@@ -285,7 +286,7 @@ class MatchEquity:
                 for d, p in self._probs:
                     mine = d if i_deal else -d
                     nxt = i_deal if last else self._next_dealer(mine, i_deal)
-                    total += p * self._after(prev, lead + k * mine, nxt, last)
+                    total += p * self._after(prev, lead + k * mine, nxt)
                 row.append(total)
             out.append(row)
         return out
@@ -294,19 +295,9 @@ class MatchEquity:
         """The chance of winning the match (see the class docs)."""
         if own is not None and self._transfer:
             lead = 2 * (own - self._start)
-        if self._transfer:
-            own_score = self._start + lead // 2
-            if own_score <= 0:
-                return 0.0
-            if 2 * self._start - own_score <= 0:
-                return 1.0
         r = max(0, min(rounds_left, self._rounds))
-        i = max(0, min(2 * self._span, lead + self._span))
-        if r == 0:
-            row = self._table[0]
-            # Tie rule "dealer": whoever dealt the last round; i_deal says if that was me.
-            return row[1 if i_deal else 0][i]
-        return self._table[r][1 if i_deal else 0][i]
+        # With no round left, i_deal says who dealt the last one (the tie rule "dealer").
+        return self._after(self._table[r], lead, i_deal)
 
     def round_utility(
         self, *, own: int, other: int, rounds_left: int, i_deal: bool, span: int = MAX_ROUND_POINTS
@@ -324,9 +315,6 @@ class MatchEquity:
             if self._transfer and (own + d <= 0 or other - d <= 0):
                 out.append(0.0 if own + d <= 0 else 1.0)
                 continue
-            if rounds_left <= 0:
-                out.append(self.equity(lead=new_lead, rounds_left=0, i_deal=i_deal))
-            else:
-                nxt = self._next_dealer(d, i_deal)
-                out.append(self.equity(lead=new_lead, rounds_left=rounds_left, i_deal=nxt))
+            nxt = i_deal if rounds_left <= 0 else self._next_dealer(d, i_deal)
+            out.append(self.equity(lead=new_lead, rounds_left=rounds_left, i_deal=nxt))
         return out
