@@ -306,7 +306,8 @@ def test_play_the_ai_through_the_page(server: ThreadServer, browser: Any) -> Non
     assert room.match.actions == [a for _, a in expected]
     assert room.match.scores == final.scores
     over = page.locator("#over-dialog").inner_text()
-    assert "Match over" in over and f"{final.scores[0]}–{final.scores[1]}" in over
+    high, low = max(final.scores), min(final.scores)
+    assert "Match over" in over and f"{high}–{low}" in over  # the winner's score first
     p.shot("05-match-over")
     assert shots.get("choice") and shots.get("koikoi") and shots.get("take") and shots.get("round")
 
@@ -331,6 +332,9 @@ def test_play_the_ai_through_the_page(server: ThreadServer, browser: Any) -> Non
     assert page.locator("#r-pos").inner_text() == f"Step 2 of {steps}"
     assert page.locator("#r-hand-0 .card").count() + page.locator("#r-hand-1 .card").count() > 0
     p.shot("07-replay")
+    page.keyboard.press("End")
+    events = page.locator("#r-events").inner_text()
+    assert "Round 2 over" in events and "undefined" not in events
     p.close()
 
 
@@ -423,7 +427,7 @@ def test_friends_play_by_invite_link_and_a_spectator_sees_no_hidden_card(
             assert time.monotonic() < deadline
             if not dismiss_round_dialog(p, {"round": True}):
                 p.page.wait_for_timeout(40)
-    scores = f"{room.match.scores[0]}–{room.match.scores[1]}"
+    scores = f"{max(room.match.scores)}–{min(room.match.scores)}"  # the winner's first
     assert scores in a.page.locator("#over-title").inner_text()
     assert scores in b.page.locator("#over-title").inner_text()
     assert checks > 20
@@ -461,4 +465,234 @@ def test_cards_have_english_and_japanese_labels(server: ThreadServer, browser: A
     assert "Pine - Crane" in label and "松に鶴" in label and "松 matsu" in label
     label = page.get_attribute('.keeper-month button[data-code="11P"]', "aria-label") or ""
     assert "Willow - Lightning" in label and "柳" in label
+    p.close()
+
+
+# ------------------------------------------------- issue #13: what players saw
+
+
+ONE_ROUND = get_rules("nintendo").replace(game__rounds=1)
+
+
+def _start_ai_game(p: Page, server: ThreadServer, seed: int, rounds: int = 1) -> None:
+    page = p.page
+    page.goto(f"{server.base}/#seed={seed}")
+    page.wait_for_selector("#agent option", state="attached")
+    page.select_option("#agent", AI_LEVEL)
+    page.fill("#rounds", str(rounds))
+    page.click("#start")
+
+
+def _two_match_seed() -> int:
+    """A one-round match whose first move is the human's, with a card matching two."""
+    for seed in range(5000):
+        match = Match(ONE_ROUND, seed=seed)
+        if match.is_over or match.current != 0:
+            continue
+        targets = [_card_of(a) for a in match.legal_ids() if PLAY_TARGET_BASE <= a < DISCARD_BASE]
+        if any(targets.count(c) >= 2 for c in targets):
+            return seed
+    raise AssertionError("no seed")
+
+
+def _opacities(page: Any, selector: str) -> list[float]:
+    values: list[str] = page.eval_on_selector_all(
+        selector, "nodes => nodes.map(n => getComputedStyle(n).opacity)"
+    )
+    return [float(v) for v in values]
+
+
+def test_the_field_is_bright_hand_cards_show_their_matches_and_the_hand_stays_in_view(
+    server: ThreadServer, browser: Any
+) -> None:
+    seed = _two_match_seed()
+    match = Match(ONE_ROUND, seed=seed)
+    legal = match.legal_ids()
+    two = next(
+        c
+        for c in {_card_of(a) for a in legal}
+        if sum(1 for a in legal if PLAY_TARGET_BASE <= a < DISCARD_BASE and _card_of(a) == c) >= 2
+    )
+    p = Page(browser, viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+    page = p.page
+    _start_ai_game(p, server, seed)
+    page.wait_for_selector("#bottom-hand button.card.playable")
+    # The field is at full brightness while nothing is to be chosen.
+    assert set(_opacities(page, "#field .card")) == {1.0}
+
+    # Hovering a hand card outlines the field cards of its month, and only those.
+    code = CODES[two]
+    month = code.rstrip("LARP123")
+    page.hover(f'#bottom-hand button.card[data-code="{code}"]')
+    hinted = page.eval_on_selector_all(
+        "#field .card.match-hint", "nodes => nodes.map(n => n.dataset.code)"
+    )
+    assert len(hinted) == 2 and all(h.rstrip("LARP123") == month for h in hinted)
+    # So does focusing one (keyboard).
+    page.mouse.move(0, 0)
+    assert page.locator("#field .card.match-hint").count() == 0
+    page.focus(f'#bottom-hand button.card[data-code="{code}"]')
+    assert page.locator("#field .card.match-hint").count() == 2
+
+    # The hint box opens in the side panel: the hand stays above the fold.
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint-box:not([hidden]) ol li")
+    box = page.locator("#bottom-hand").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800
+
+    # Choosing between two matches dims the other field cards, not the targets.
+    page.click(f'#bottom-hand button.card[data-code="{code}"]')
+    page.wait_for_selector("#field button.card.target")
+    assert set(_opacities(page, "#field button.card.target")) == {1.0}
+    assert set(_opacities(page, "#field button.card:not(.target)")) <= {0.55}
+    assert page.locator("#choice-bar button").count() >= 2
+    box = page.locator("#bottom-hand").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800
+    p.shot("13-two-match-choice-1280x800")
+    p.close()
+
+
+def _empty_hand_decision() -> tuple[int, list[tuple[int, int]], int]:
+    """A one-round match where the human (koi-koi while holding cards) decides with an
+    empty hand: the seed, the actions and the index of that decision."""
+    agent = make_agent(AI_LEVEL)
+    for seed in range(5000):
+        match = Match(ONE_ROUND, seed=seed)
+        out: list[tuple[int, int]] = []
+        hit = None
+        while not match.is_over:
+            p = match.current
+            if p == 0 and match.phase is Phase.DECIDE:
+                empty = match.round.hands[0] == 0
+                if empty and hit is None:
+                    hit = len(out)
+                a = STOP_ID if empty or KOIKOI_ID not in match.legal_ids() else KOIKOI_ID
+            elif p == 0:
+                a = human_choice(match, True)
+            else:
+                a = agent.act(view_of(match, p), ai_rng(seed, len(match.actions)))
+            out.append((p, a))
+            match.apply(a)
+        if hit is not None:
+            return seed, out, hit
+    raise AssertionError("no seed")
+
+
+def _contrast(page: Any, selector: str) -> float:
+    """The WCAG contrast of an element's text against the dialog behind it."""
+    ratio: float = page.evaluate(
+        """(sel) => {
+          const node = document.querySelector(sel);
+          const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+          const lum = ([r, g, b]) => {
+            const f = (v) => {
+              v /= 255;
+              return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+            };
+            return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+          };
+          const fg = lum(rgb(getComputedStyle(node).color));
+          const bg = lum(rgb(getComputedStyle(node.closest('dialog')).backgroundColor));
+          return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+        }""",
+        selector,
+    )
+    return ratio
+
+
+def test_on_a_phone_koikoi_says_what_it_can_gain_and_the_match_over_table_fits(
+    server: ThreadServer, browser: Any
+) -> None:
+    seed, actions, hit = _empty_hand_decision()
+    p = Page(
+        browser,
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+        reduced_motion="reduce",
+    )
+    page = p.page
+    _start_ai_game(p, server, seed)
+    page.wait_for_selector("#bottom-hand .card")
+    shots: dict[str, bool] = {"round": True, "koikoi": True}
+    deadline = time.monotonic() + 120
+    first_tap = True
+    for index, (player, action) in enumerate(actions):
+        if player != 0:
+            continue
+        text = describe_action_id(action)
+        verb, *args = text.split()
+        if index == hit:
+            page.wait_for_selector("#koikoi-dialog[open]")
+            body = page.locator("#koikoi-body").inner_text()
+            assert "no cards left" in body and "cannot add to your yaku" in body
+            final = simulate_scores(seed, actions)
+            assert f"Stopping now wins the match {final[0]}–{final[1]}." in body
+            assert _contrast(page, "#koikoi-body .hint-text") >= 4.5
+            p.shot("14-koikoi-empty-hand-phone")
+        if verb == "play" and len(args) == 1 and first_tap:
+            # A first tap shows what the card captures and plays nothing.
+            selector = f'#bottom-hand button.card.playable[data-code="{args[0]}"]'
+            while page.locator(selector).count() == 0:
+                assert time.monotonic() < deadline
+                if not dismiss_round_dialog(p, shots):
+                    page.wait_for_timeout(40)
+            seq = page.evaluate("() => window.KOIKOI.state.seq")
+            page.tap(selector)
+            page.wait_for_selector(f'#bottom-hand button.card.selected[data-code="{args[0]}"]')
+            month = args[0].rstrip("LARP123")
+            hinted = page.eval_on_selector_all(
+                "#field .card.match-hint", "nodes => nodes.map(n => n.dataset.code)"
+            )
+            assert all(h.rstrip("LARP123") == month for h in hinted)
+            assert page.evaluate("() => window.KOIKOI.state.seq") == seq
+            page.tap(selector)
+            first_tap = False
+        else:
+            do_action(p, text, shots, deadline)
+        wait_seq(p, index + 1, shots, deadline)
+    while not page.locator("#over-dialog[open]").count():
+        assert time.monotonic() < deadline
+        if not dismiss_round_dialog(p, shots):
+            page.wait_for_timeout(50)
+    final = simulate_scores(seed, actions)
+    title = page.locator("#over-title").inner_text()
+    assert f"wins {max(final)}–{min(final)}" in title or f"win {max(final)}–{min(final)}" in title
+    # The match-over table fits the phone's width: nothing is cut off.
+    fits = page.evaluate(
+        """() => {
+          const d = document.getElementById('over-dialog');
+          const right = d.getBoundingClientRect().right;
+          const cells = [...d.querySelectorAll('th, td')];
+          return d.scrollWidth <= d.clientWidth + 1
+            && cells.every((c) => c.getBoundingClientRect().right <= right + 0.5
+                                  && c.scrollWidth <= c.clientWidth + 1);
+        }"""
+    )
+    assert fits
+    p.shot("15-phone-match-over")
+    p.close()
+
+
+def simulate_scores(seed: int, actions: list[tuple[int, int]]) -> list[int]:
+    match = Match(ONE_ROUND, seed=seed)
+    for _, a in actions:
+        match.apply(a)
+    return list(match.scores)
+
+
+def test_the_replay_of_an_instant_hand_names_its_round(server: ThreadServer, browser: Any) -> None:
+    seed = 246  # one round, over at the deal: an instant hand
+    assert Match(ONE_ROUND, seed=seed).is_over
+    p = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = p.page
+    _start_ai_game(p, server, seed)
+    page.wait_for_selector("#over-dialog[open]")
+    game = game_id(page)
+    page.goto(f"{server.base}/replay#game={game}")
+    page.wait_for_selector("#viewer:not([hidden])")
+    events = page.locator("#r-events").inner_text()
+    assert "Round 1 over" in events and "undefined" not in events
+    assert "Step 0 of 0" not in page.locator("#r-pos").inner_text()
+    assert "ended at the deal" in page.locator("#r-pos").inner_text()
     p.close()

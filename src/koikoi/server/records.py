@@ -54,9 +54,18 @@ def build_record(
     return record_of(match, game_id=game_id, mode=mode, players=players).to_json()
 
 
-def _frame(step: ReplayStep) -> dict[str, Any]:
+def _frame(step: ReplayStep, tags: list[int]) -> dict[str, Any]:
+    """One step as JSON; ``tags`` holds the number of the round being played (updated
+    by the step's ``round_start`` events), which tags each event as the live game does."""
     rnd = step.round
     action = step.action
+    events = []
+    for event in step.events:
+        data = event.to_dict()
+        if event.kind == "round_start":
+            tags[0] = int(event.data.get("round", tags[0]))
+        data.setdefault("round", tags[0])
+        events.append(data)
     return {
         "index": step.index,
         "kind": step.kind,
@@ -75,7 +84,7 @@ def _frame(step: ReplayStep) -> dict[str, Any]:
         "round_scores": list(rnd.scores),
         "koikoi_calls": list(rnd.koikoi_calls),
         "match_scores": list(step.match_scores),
-        "events": [e.to_dict() for e in step.events],
+        "events": events,
         "over": step.is_over,
     }
 
@@ -92,7 +101,8 @@ def replay_frames(record: GameRecord | dict[str, Any]) -> dict[str, Any]:
     if len(rec.actions) > MAX_REPLAY_ACTIONS:
         raise RecordError(f"the record has too many actions (at most {MAX_REPLAY_ACTIONS})")
     try:
-        frames = [_frame(step) for step in iter_steps(rec)]
+        tags = [1]  # the first dealer is chosen for round 1
+        frames = [_frame(step, tags) for step in iter_steps(rec)]
     except KoiKoiError as exc:
         raise RecordError(str(exc)) from None
     return {

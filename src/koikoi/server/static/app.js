@@ -30,6 +30,7 @@
     overShown: false,
     decisionShownFor: -1,
     reconnectTimer: null,
+    lastPointer: "mouse",
   };
   window.KOIKOI = G; // for debugging in the console
 
@@ -640,6 +641,7 @@
   function renderInteractive() {
     const bar = $("choice-bar");
     bar.replaceChildren();
+    $("field").classList.remove("choosing");
     for (const node of $("board").querySelectorAll("button.card")) {
       node.classList.remove("playable", "target", "selected", "dim", "hinted", "match-hint");
       node.setAttribute("aria-disabled", "true");
@@ -673,15 +675,17 @@
         node.onclick = () => chooseHandCard(code);
         if (G.selected === code) node.classList.add("selected");
       }
+      if (G.selected) showMatches(G.selected);
       if (G.selected) {
         const opts = byCard.get(G.selected) || [];
         const info = KK.card(G.selected);
         const targets = opts.filter((o) => o.target);
         for (const o of targets) markTarget(o.target, o.id);
+        const matches = fieldMatches(G.selected).length;
         bar.append(el("span", { text: targets.length ? `Choose the card your ${info.name_en} captures:` : `${info.name_en}:` }));
         for (const o of opts) {
           const text = o.verb === "discard" ? "Lay it on the field without capturing"
-            : o.target ? `Capture ${KK.cardName(o.target)}` : "Capture";
+            : o.target ? `Capture ${KK.cardName(o.target)}` : matches ? "Capture" : "Play it to the field";
           bar.append(el("button", { type: "button", text, onclick: () => act(o.id) }));
         }
         bar.append(el("button", { type: "button", text: "Cancel (Esc)", onclick: () => { G.selected = null; renderInteractive(); } }));
@@ -703,9 +707,30 @@
     }
   }
 
+  // The field cards of a hand card's month (what it would capture).
+  function fieldMatches(code) {
+    const info = KK.card(code);
+    if (!info) return [];
+    return [...$("field").querySelectorAll("button.card")].filter((n) => {
+      const other = KK.card(n.dataset.code);
+      return other && other.month === info.month;
+    });
+  }
+
+  // Outline the field cards a hand card would capture (hover, focus or a first tap).
+  function showMatches(code) {
+    clearMatches();
+    for (const node of fieldMatches(code)) node.classList.add("match-hint");
+  }
+
+  function clearMatches() {
+    for (const node of $("field").querySelectorAll(".card.match-hint")) node.classList.remove("match-hint");
+  }
+
   function markTarget(code, id) {
     const node = $("field").querySelector(`button.card[data-code="${CSS.escape(code)}"]`);
     if (!node) return;
+    $("field").classList.add("choosing");
     node.classList.add("target");
     node.setAttribute("aria-disabled", "false");
     node.tabIndex = 0;
@@ -717,7 +742,9 @@
     if (!myTurn()) return;
     const opts = legalOptions().byCard.get(code);
     if (!opts) return;
-    if (opts.length === 1 && opts[0].verb === "play" && !opts[0].target) {
+    // On a touch screen the first tap shows what the card captures; the second plays it.
+    const firstTouch = G.lastPointer === "touch" && G.selected !== code;
+    if (opts.length === 1 && opts[0].verb === "play" && !opts[0].target && !firstTouch) {
       act(opts[0].id);
       return;
     }
@@ -805,7 +832,7 @@
     const body = $("koikoi-body");
     body.replaceChildren();
     if (d) {
-      body.append(el("p", { text: `Stopping now scores ${d.if_stop.points} points:` }));
+      body.append(el("p", { text: `Stopping now scores ${KK.points(d.if_stop.points)}:` }));
       body.append(KK.settlementView(d.if_stop, names()));
     }
     const rules = G.welcome && G.welcome.rules;
@@ -820,12 +847,36 @@
     }
     const calls = msg.view.koikoi_calls;
     body.append(el("p", { text: `Koi-koi calls this round: you ${calls[G.seat]}, ${nameOf(1 - G.seat)} ${calls[1 - G.seat]}. Cards left in your hand: ${msg.view.hand.length}.` }));
+    if (!msg.view.hand.length) {
+      body.append(el("p", { class: "koikoi-warning", text: "You have no cards left to play: koi-koi cannot add to your yaku, it can only let your opponent score." }));
+    }
+    const ending = d ? matchAfterStop(msg, d.if_stop) : null;
+    if (ending) body.append(el("p", { class: "koikoi-match", text: ending }));
     const ids = new Map(msg.view.legal.map((l) => [l.action, l.id]));
     $("koikoi-btn").disabled = !ids.has("koikoi");
     $("koikoi-btn").onclick = () => { dialog.close(); act(ids.get("koikoi")); };
     $("stop-btn").onclick = () => { dialog.close(); act(ids.get("stop")); };
     openDialog(dialog);
     $("stop-btn").focus();
+  }
+
+  // In the match's last round (or when stopping would bust a player): what stopping
+  // means for the match, e.g. "Stopping now wins the match 39–35."
+  function matchAfterStop(msg, stop) {
+    const rules = G.welcome && G.welcome.rules;
+    if (!rules || !stop || !stop.deltas) return null;
+    const v = msg.view;
+    const after = [v.match_scores[0] + stop.deltas[0], v.match_scores[1] + stop.deltas[1]];
+    const bust = rules.game.start_points > 0 && Math.min(after[0], after[1]) <= 0;
+    if (v.round < rules.game.rounds && !bust) return null;
+    const me = G.seat;
+    let winner = after[0] === after[1] ? null : (after[0] > after[1] ? 0 : 1);
+    if (winner === null && rules.game.match_tie === "dealer") winner = v.dealer;
+    const mine = after[me];
+    const theirs = after[1 - me];
+    if (winner === null) return `Stopping now ends the match in a draw, ${mine}–${theirs}.`;
+    if (winner === me) return `Stopping now wins the match ${mine}–${theirs}.`;
+    return `Stopping now loses the match ${theirs}–${mine} to ${nameOf(1 - me)}.`;
   }
 
   const REASONS = {
@@ -843,7 +894,7 @@
       const dialog = $("round-dialog");
       const won = ev.winner !== null && ev.winner !== undefined;
       $("round-title").textContent = won
-        ? `Round ${ev.round}: ${nameOf(ev.winner)} ${nameOf(ev.winner) === "You" ? "win" : "wins"} ${ev.points} points`
+        ? `Round ${ev.round}: ${nameOf(ev.winner)} ${nameOf(ev.winner) === "You" ? "win" : "wins"} ${KK.points(ev.points)}`
         : `Round ${ev.round}: nobody scores`;
       const body = $("round-body");
       body.replaceChildren(
@@ -871,7 +922,8 @@
   function matchOverText(s) {
     const sc = s.view.match_scores;
     if (s.winner === null || s.winner === undefined) return `Match over: a draw, ${sc[0]}–${sc[1]}.`;
-    return `Match over: ${nameOf(s.winner)} ${nameOf(s.winner) === "You" ? "win" : "wins"}, ${sc[0]}–${sc[1]}.`;
+    // The winner's score first: "Match over: AI wins 18–0."
+    return `Match over: ${nameOf(s.winner)} ${nameOf(s.winner) === "You" ? "win" : "wins"} ${sc[s.winner]}–${sc[1 - s.winner]}.`;
   }
 
   function overDialog(msg) {
@@ -1014,6 +1066,25 @@
       if (e.key === "s" || e.key === "S") { e.preventDefault(); $("stop-btn").click(); }
     });
     document.addEventListener("keydown", onKey);
+    const hand = $("bottom-hand");
+    const handCard = (e) => {
+      const node = e.target && e.target.closest ? e.target.closest("button.card[data-code]") : null;
+      return node && hand.contains(node) ? node : null;
+    };
+    const highlight = (e) => {
+      const node = handCard(e);
+      if (node && G.role === "player") showMatches(node.dataset.code);
+    };
+    const unhighlight = () => {
+      clearMatches();
+      if (G.selected && G.state && G.state.view.phase === "play") showMatches(G.selected);
+    };
+    hand.addEventListener("mouseover", highlight);
+    hand.addEventListener("focusin", highlight);
+    hand.addEventListener("mouseleave", unhighlight);
+    hand.addEventListener("focusout", unhighlight);
+    document.addEventListener("pointerdown", (e) => { G.lastPointer = e.pointerType; }, true);
+    document.addEventListener("keydown", () => { G.lastPointer = "keyboard"; }, true);
   }
 
   function onKey(e) {

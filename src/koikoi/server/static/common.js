@@ -152,6 +152,11 @@ const KK = (() => {
 
   const reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
+  /* "1 point", "2 points". */
+  function points(n) {
+    return `${n} point${n === 1 ? "" : "s"}`;
+  }
+
   function sleep(ms) {
     return new Promise((resolve) => setTimeout(resolve, ms));
   }
@@ -219,7 +224,7 @@ const KK = (() => {
       case "redeal":
         return `Redeal (${ev.why}).`;
       case "instant":
-        return `${who}: instant hand ${yakuName(ev.yaku).en} (${cards.join(" ")}), ${ev.points} points.`;
+        return `${who}: instant hand ${yakuName(ev.yaku).en} (${cards.join(" ")}), ${points(ev.points)}.`;
       case "play":
         if (ev.discard) return `${who} laid ${cardName(ev.card)} without capturing.`;
         return cards.length ? `${who} played ${cardName(ev.card)} and captured ${cards.filter((c) => c !== ev.card).join(" ")}.` : `${who} played ${cardName(ev.card)} to the field.`;
@@ -249,7 +254,7 @@ const KK = (() => {
     describeEvent,
     loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, multiplierName,
     groupByKind, KIND_LABEL, post, games, saveGame, forgetGame, hashParams, parseAction,
-    reduceMotion, sleep, toast, settlementView,
+    reduceMotion, sleep, toast, settlementView, points,
     get config() { return config; },
   };
 })();

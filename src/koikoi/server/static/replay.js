@@ -71,7 +71,9 @@
     pos = Math.max(0, Math.min(data.frames.length - 1, i));
     const f = data.frames[pos];
     $("r-slider").value = String(pos);
-    $("r-pos").textContent = `Step ${pos} of ${data.frames.length - 1}`;
+    const steps = data.frames.length - 1;
+    $("r-pos").textContent = steps ? `Step ${pos} of ${steps}` : "No moves: the match ended at the deal";
+    for (const id of ["r-first", "r-prev", "r-next", "r-last", "r-slider"]) $(id).disabled = !steps;
     const who = (p) => (data.players[p] === `player ${p}` ? `Player ${p}` : `${data.players[p]} (player ${p})`);
     $("r-action").textContent = f.action ? `${who(f.actor)}: ${f.action}` : `Round ${f.round} dealt`;
     for (const p of [0, 1]) {
