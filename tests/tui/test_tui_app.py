@@ -8,11 +8,12 @@ shuffles are. The opponent's pace is 0.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import RichLog
+from textual.widgets import Button, RichLog
 from tui_driver import (
     AdvisingAgent,
     do_action,
@@ -24,12 +25,13 @@ from tui_driver import (
     notifications,
     plain,
     play_until,
+    reach,
     wait_for,
     waiting,
 )
 
 from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, TAKE_BASE
-from koikoi.cards import MONTH_NAMES, card_list
+from koikoi.cards import CODES, MONTH_NAMES, card_list
 from koikoi.engine import Phase
 from koikoi.record import load_record, replay
 from koikoi.rules import Rules, get_rules
@@ -40,11 +42,12 @@ from koikoi.tui.controller import (
     GameController,
     RoundResult,
     action_text,
+    interchangeable,
     narrate,
     plays_by_card,
 )
 from koikoi.tui.dialogs import ChooseDialog, HintDialog, KoiKoiDialog, QuitDialog
-from koikoi.tui.game import GameScreen
+from koikoi.tui.game import GameScreen, status_line
 from koikoi.tui.saves import load_game
 from koikoi.tui.screens import (
     CapturesScreen,
@@ -54,6 +57,7 @@ from koikoi.tui.screens import (
     RoundEndScreen,
 )
 from koikoi.tui.widgets import CardRow, TooSmall
+from koikoi.views import PlayerView
 
 ONE_ROUND = get_rules("nintendo").replace(game__rounds=1)
 
@@ -112,15 +116,19 @@ async def test_the_table_shows_the_humans_view(tmp_path: Path) -> None:
         assert not shown & set(card_list(hidden))
 
 
+def real_choice(ids: list[int]) -> bool:
+    return len(ids) > 1 and not interchangeable(ids)
+
+
 async def test_a_play_with_two_matching_field_cards_asks_which(tmp_path: Path) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: any(len(o) > 1 for o in plays_by_card(v).values()))
+    seed, n = find_seed(ONE_ROUND, lambda v: any(map(real_choice, plays_by_card(v).values())))
     app = make_app(ONE_ROUND, seed, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         policy, stop = human_turns(n)
         await play_until(pilot, app, policy, stop)
         screen = game_screen(app)
         view = screen.game.view()
-        card, ids = next((c, ids) for c, ids in plays_by_card(view).items() if len(ids) > 1)
+        card, ids = next((c, ids) for c, ids in plays_by_card(view).items() if real_choice(ids))
         before = len(screen.game.match.actions)
         key = str(card_list(view.hand).index(card) + 1)
         await pilot.press(key)
@@ -169,7 +177,9 @@ async def test_clicking_a_card_then_a_field_card_plays_onto_it(tmp_path: Path) -
 
 
 async def test_a_drawn_card_with_two_matches_asks_which(tmp_path: Path) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.TAKE)
+    seed, n = find_seed(
+        ONE_ROUND, lambda v: v.phase is Phase.TAKE and not interchangeable(v.legal_ids)
+    )
     app = make_app(ONE_ROUND, seed, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         policy, stop = human_turns(n)
@@ -486,7 +496,8 @@ async def test_ctrl_c_on_the_new_game_screen_quits(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitDialog))
-        await pilot.press("d")
+        assert str(app.screen.query_one("#quit", Button).label) == "Quit (q)"
+        await pilot.press("q")  # q quits, as on the table
         await wait_for(pilot, lambda: not app.is_running, timeout=10)
 
 
@@ -605,3 +616,170 @@ async def test_the_wild_lightning_can_capture_any_field_card(tmp_path: Path) -> 
         assert screen.game.match.actions[before] == dialog.options[1].action_id
         pile = screen.game.view().piles[HUMAN]
         assert pile >> lightning & 1 and pile >> dialog.options[1].card & 1
+
+
+# --------------------------------------------- issue #13: what players saw
+
+
+def screen_text(app: KoiKoiApp) -> str:
+    """What the terminal shows, as text (every screen composed, as drawn)."""
+    svg = app.export_screenshot()
+    return re.sub(r"<[^>]+>", "", svg).replace("&#160;", " ")
+
+
+async def test_decisions_leave_the_table_in_view(tmp_path: Path) -> None:
+    """The koi-koi decision, the two-match choice and the settlement are panels over the
+    lower table: the field and the hand (its [n] keys) stay on screen."""
+    seed, n = find_seed(ONE_ROUND, lambda v: any(map(real_choice, plays_by_card(v).values())))
+    app = make_app(ONE_ROUND, seed, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, *human_turns(n))
+        screen = game_screen(app)
+        view = screen.game.view()
+        card = next(c for c, ids in plays_by_card(view).items() if real_choice(ids))
+        await pilot.press(str(card_list(view.hand).index(card) + 1), "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseDialog))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "[1]" in shown and f"Field ({view.field.bit_count()})" in shown
+        box = app.screen.query_one("#choose-box")
+        assert box.region.y >= screen.query_one("#hand").region.bottom
+
+    seed, n = find_seed(
+        ONE_ROUND,
+        lambda v: v.phase is Phase.DECIDE and v.hand_counts[HUMAN] >= 2,
+        opponent="test-advisor",
+    )
+    app = make_app(ONE_ROUND, seed, tmp_path, opponent="test-advisor")
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await play_until(pilot, app, *human_turns(n)) == "decide"
+        await pilot.pause()
+        screen = game_screen(app)
+        shown = screen_text(app)
+        assert "[1]" in shown and "Stop now and you score" in shown
+        box = app.screen.query_one("#kk-dialog")
+        assert box.region.y >= screen.query_one("#hand").region.bottom
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, RoundEndScreen))
+        await pilot.pause()
+        box = app.screen.query_one("#re-box")
+        assert box.region.y >= screen.query_one("#field").region.bottom
+        assert "── Field" in screen_text(app)
+
+
+async def test_two_interchangeable_plains_are_not_asked_about(tmp_path: Path) -> None:
+    def plains_play(v: PlayerView) -> bool:
+        return any(len(o) > 1 and interchangeable(o) for o in plays_by_card(v).values())
+
+    seed, n = find_seed(ONE_ROUND, plains_play)
+    app = make_app(ONE_ROUND, seed, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, *human_turns(n))
+        screen = game_screen(app)
+        view = screen.game.view()
+        card, ids = next((c, o) for c, o in plays_by_card(view).items() if interchangeable(o))
+        before = len(screen.game.match.actions)
+        key = str(card_list(view.hand).index(card) + 1)
+        await pilot.press(key, "enter")
+        await wait_for(pilot, lambda: len(screen.game.match.actions) > before)
+        assert not isinstance(app.screen, ChooseDialog)
+        assert screen.game.match.actions[before] == min(ids)
+
+    seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.TAKE and interchangeable(v.legal_ids))
+    game = GameController(ONE_ROUND, opponent="random", seed=seed, advisor="test-advisor")
+    while not (game.human_to_act and game.view().phase is Phase.TAKE):
+        if game.human_to_act:
+            game.apply(greedy_policy(game.view()))
+        else:
+            game.step_opponent()
+    takes = list(game.view().legal_ids)
+    app = make_app(ONE_ROUND, seed, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, *human_turns(n))
+        screen = game_screen(app)
+        await do_action(pilot, app, greedy_policy(screen.game.view()))
+        await wait_for(pilot, lambda: min(takes) in screen.game.match.actions)
+        assert waiting(app) != "take"
+
+
+async def test_the_status_line_keeps_the_opponents_name_at_80x24(tmp_path: Path) -> None:
+    seed, _ = find_seed(ONE_ROUND, lambda v: True)
+    app = make_app(ONE_ROUND, seed, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await next_prompt(pilot, app)
+        status = plain(game_screen(app).query_one("#status"))
+        assert "0 – 0 AI (random)" in status
+    line = status_line(
+        round_text="Round 12/12",
+        months=("9 Chrysanthemum 菊 kiku", "9 Chrysanthemum", "Month 9"),
+        dealers=("Dealer: AI (heuristic)", "Dealer: AI"),
+        stock="Stock 24",
+        scores=("You 120 – 135 AI (heuristic)", "You 120 – 135 AI"),
+        width=78,
+    )
+    assert line.cell_len <= 78 and "120 – 135 AI (heuristic)" in line.plain
+
+
+async def test_log_lines_wrap_at_words_even_after_a_resize(tmp_path: Path) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 12)
+    app = make_app(ONE_ROUND, seed, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:  # narrower than 110: no side panel
+        await play_until(pilot, app, *human_turns(n))
+        screen = game_screen(app)
+        screen.say("A long line " + "with many words " * 12 + "to wrap.")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        log = screen.query_one("#log", RichLog)
+        width = log.scrollable_content_region.width
+        strips = [strip.text.rstrip() for strip in log.lines]
+        assert strips and all(len(s) <= width for s in strips)
+        # Each line of the log is its words, wrapped between words.
+        assert " ".join(strips).split() == " ".join(screen.log_lines).split()
+
+
+async def test_a_drawn_card_with_two_matches_is_logged_once(tmp_path: Path) -> None:
+    seed, n = find_seed(
+        ONE_ROUND, lambda v: v.phase is Phase.TAKE and not interchangeable(v.legal_ids)
+    )
+    app = make_app(ONE_ROUND, seed, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await play_until(pilot, app, *human_turns(n)) == "take"
+        screen = game_screen(app)
+        drawn = screen.game.view().drawn
+        await do_action(pilot, app, screen.game.view().legal_ids[0])
+        await pilot.pause()
+        told = " ".join(strip.text.strip() for strip in screen.query_one("#log", RichLog).lines)
+        assert told.count(f"draw {CODES[drawn]} ") == 1
+
+
+async def test_quitting_a_resumed_match_without_saving_deletes_its_save(tmp_path: Path) -> None:
+    rules = get_rules("nintendo").replace(game__rounds=2)
+    seed, _ = find_seed(rules, lambda v: True)
+    path = reach(rules, seed, 3).save(tmp_path / "saves" / "koikoi-save.json")
+
+    def resumed() -> KoiKoiApp:
+        return KoiKoiApp(
+            saved=load_game(path), save_path=path, records=None, pace=0.0, advisor="test-advisor"
+        )
+
+    app = resumed()  # quitting at once: the save is still the match, it stays
+    async with app.run_test(size=(80, 24)) as pilot:
+        await next_prompt(pilot, app)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitDialog))
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, timeout=10)
+    assert path.exists()
+
+    app = resumed()  # a move later the save is behind: quitting deletes it, and says so
+    async with app.run_test(size=(80, 24)) as pilot:
+        await next_prompt(pilot, app)
+        await do_action(pilot, app, greedy_policy(game_screen(app).game.view()))
+        await next_prompt(pilot, app)
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitDialog))
+        assert path.name in plain(app.screen.query_one("#quit-text"))
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, timeout=10)
+    assert not path.exists()

@@ -92,3 +92,23 @@ def test_piles_are_grouped_by_kind_with_counts() -> None:
     assert multi[0] == "★ Brights 2: 1L 3L"
     assert multi[3] == "· Plains 3: 1P1 1P2 9P1"
     assert pile_text(0).plain == "★Brights 0 │ ◆Animals 0 │ ▬Ribbons 0 │ ·Plains 0"
+
+
+def _contrast(a: str, b: str) -> float:
+    def luminance(colour: str) -> float:
+        r, g, b = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_august_cards_stand_out_from_the_table() -> None:
+    """Susuki chips were #262626 on the #1c1c1c-ish table: all but invisible."""
+    from koikoi.tui.app import KoiKoiApp
+
+    surface = KoiKoiApp(records=None).get_css_variables()["surface"]
+    bg, fg = MONTH_COLOURS[7]
+    assert _contrast(bg, surface) >= 3.0  # a card's edge against the table (WCAG 1.4.11)
+    assert _contrast(bg, fg) >= 4.5  # its text

@@ -145,7 +145,7 @@ def test_koikoi_play_reaches_the_new_game_screen_in_a_terminal(tmp_path: Path) -
         assert "Start" in shown
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         wait("Leave the game?")
-        subprocess.run(["tmux", "send-keys", "-t", session, "d"], check=True)
+        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             alive = (

@@ -15,7 +15,7 @@ from koikoi.cards import card_list
 from koikoi.engine import Phase
 from koikoi.rules import Rules
 from koikoi.tui.app import KoiKoiApp
-from koikoi.tui.controller import GameController
+from koikoi.tui.controller import GameController, interchangeable
 from koikoi.tui.dialogs import ChooseDialog, KoiKoiDialog
 from koikoi.tui.game import GameScreen
 from koikoi.tui.screens import MatchEndScreen, RoundEndScreen
@@ -172,7 +172,8 @@ def find_seed(
     seeds: range = range(1000),
 ) -> tuple[int, int]:
     """The first seed whose match, played by :func:`greedy_policy` against ``opponent``,
-    reaches a human view with ``want(view)``; returns ``(seed, human actions before it)``.
+    reaches a human view with ``want(view)``; returns ``(seed, human actions before it)``
+    (the actions the screen asks for: see :func:`asked`).
 
     Played on the controller alone (no screen), so it is fast; the pilot tests then
     play the same actions through the UI and meet the same situation.
@@ -186,10 +187,16 @@ def find_seed(
                 if want(view):
                     return seed, n
                 game.apply(greedy_policy(view, koikoi=koikoi))
-                n += 1
+                n += asked(view)
             else:
                 game.step_opponent()
     raise AssertionError("no seed gives the situation")
+
+
+def asked(view: PlayerView) -> bool:
+    """Whether the screen asks the human for this action: not for a drawn card's
+    capture of one of two interchangeable Plains (taken at once)."""
+    return not (view.phase is Phase.TAKE and interchangeable(view.legal_ids))
 
 
 def reach(
@@ -200,10 +207,11 @@ def reach(
     done = 0
     while True:
         if game.human_to_act:
-            if done == n:
+            view = game.view()
+            if done == n and asked(view):
                 return game
-            game.apply(greedy_policy(game.view(), koikoi=koikoi))
-            done += 1
+            game.apply(greedy_policy(view, koikoi=koikoi))
+            done += asked(view)
         else:
             game.step_opponent()
 

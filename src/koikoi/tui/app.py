@@ -58,6 +58,7 @@ class KoiKoiApp(App[None]):
 
     CSS = """
     Screen { background: $surface; }
+    Screen.over-table { background: $surface 25%; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -234,9 +235,14 @@ class KoiKoiApp(App[None]):
                     return
                 self.exit(message=f"Saved to {path}\nResume with: koikoi play --resume {path}")
             elif choice == "quit":
+                if resumed is not None:
+                    # The save is older than the match now: resuming it would go back in time.
+                    with contextlib.suppress(OSError):
+                        resumed.unlink(missing_ok=True)
                 self.exit()
 
-        self.push_screen(QuitDialog(can_save=unfinished), answer)
+        resumed = game.stale_save() if game is not None else None
+        self.push_screen(QuitDialog(can_save=unfinished, resumed_from=resumed), answer)
 
 
 def run_app(app: KoiKoiApp) -> None:

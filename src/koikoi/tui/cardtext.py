@@ -62,7 +62,7 @@ MONTH_COLOURS: Final[tuple[tuple[str, str], ...]] = (
     ("#33399a", "#ffffff"),  # 5 iris: indigo
     ("#d63f6a", "#ffffff"),  # 6 peony: red-pink
     ("#a2407f", "#ffffff"),  # 7 bush clover: magenta
-    ("#262626", "#f2f2f2"),  # 8 susuki: black hill, white grass
+    ("#6e6e6e", "#ffffff"),  # 8 susuki: grey hill under the moon, white grass
     ("#e6b422", "#1a1a1a"),  # 9 chrysanthemum: yellow
     ("#d0521c", "#ffffff"),  # 10 maple: red-orange leaves
     ("#4f6b53", "#ffffff"),  # 11 willow: grey-green strands

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,9 +23,9 @@ from koikoi.errors import KoiKoiError
 from koikoi.opponents import format_value, ranked
 from koikoi.rules import Rules
 from koikoi.scoring import Settlement, YakuResult
-from koikoi.tui.cardtext import card_caption, chip_text
+from koikoi.tui.cardtext import card_caption, card_code_text
 from koikoi.tui.controller import action_text
-from koikoi.tui.widgets import TooSmall
+from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table
 
 __all__ = [
     "ChoiceOption",
@@ -36,6 +37,7 @@ __all__ = [
     "QuitDialog",
     "advice_lines",
     "bonus_note",
+    "points",
 ]
 
 DIALOG_CSS = """
@@ -63,6 +65,18 @@ DIALOG_CSS = """
     margin: 0 1;
     min-width: 12;
 }
+.over-table-box {
+    width: 100%;
+    max-width: 100;
+    height: auto;
+    border: thick $accent;
+    background: $panel;
+    padding: 0 1;
+}
+.over-table-box .dialog-buttons {
+    margin-top: 0;
+    height: 1;
+}
 """
 
 
@@ -78,17 +92,18 @@ class ChoiceOption:
 class ChooseDialog(ModalScreen[int | None]):
     """Choose one of a few actions, e.g. which of two matching field cards to capture.
 
-    Keys ``1``..``9`` pick an option; ``escape`` cancels when ``cancellable``.
+    A panel at the bottom of the screen: the table (field and hand) stays in view
+    above it. Keys ``1``..``9`` pick an option; ``escape`` cancels when ``cancellable``.
     """
 
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
-    ChooseDialog { align: center middle; }
-    ChooseDialog .choice-card { height: 3; width: 9; margin: 0 1 0 0; }
-    ChooseDialog .choice-row { height: auto; margin: 0 0 1 0; }
+    ChooseDialog { align: center bottom; }
+    ChooseDialog .choice-card { height: 1; width: auto; margin: 0 1 0 0; }
+    ChooseDialog .choice-row { height: 1; }
     ChooseDialog .choice-row Button { width: 1fr; }
-    ChooseDialog #choices { height: auto; max-height: 16; }
+    ChooseDialog #choices { height: auto; }
     """
     )
 
@@ -100,26 +115,37 @@ class ChooseDialog(ModalScreen[int | None]):
     def __init__(
         self, title: str, prompt: str, options: Sequence[ChoiceOption], *, cancellable: bool = True
     ) -> None:
-        super().__init__()
+        super().__init__(classes=OVER_TABLE_CLASS)
         self.title_text = title
         self.prompt = prompt
         self.options = list(options)
         self.cancellable = cancellable
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with Vertical(classes="over-table-box", id="choose-box"):
             yield Static(self.title_text, classes="dialog-title")
             yield Static(self.prompt, id="choose-prompt")
             with VerticalScroll(id="choices", can_focus=False):
                 for n, option in enumerate(self.options, 1):
                     with Horizontal(classes="choice-row"):
                         if option.card >= 0:
-                            yield Static(chip_text(option.card), classes="choice-card")
-                        yield Button(f"{n}. {option.label}", id=f"choice-{n}")
+                            yield Static(card_code_text(option.card), classes="choice-card")
+                        yield Button(f"{n}. {option.label}", id=f"choice-{n}", compact=True)
             if self.cancellable:
                 with Horizontal(classes="dialog-buttons"):
-                    yield Button("Cancel (Esc)", id="cancel", variant="default")
+                    yield Button("Cancel (Esc)", id="cancel", variant="default", compact=True)
         yield TooSmall()
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        rows = fit_over_table(self, self.query_one("#choose-box"), anchor="#hand", least=7)
+        fixed = 2 + 1 + self.query_one("#choose-prompt").size.height + int(self.cancellable)
+        self.query_one("#choices").styles.max_height = max(1, rows - fixed)
 
     def action_choose(self, n: int) -> None:
         if 1 <= n <= len(self.options):
@@ -136,6 +162,15 @@ class ChooseDialog(ModalScreen[int | None]):
             self.action_cancel()
         elif button_id.startswith("choice-"):
             self.action_choose(int(button_id.removeprefix("choice-")))
+
+
+def points(n: int) -> str:
+    """``"1 point"``, ``"2 points"``.
+
+    >>> points(1), points(0)
+    ('1 point', '0 points')
+    """
+    return f"{n} point{'' if n == 1 else 's'}"
 
 
 def bonus_note(rules: Rules, opponent: str) -> str:
@@ -207,14 +242,18 @@ class KoiKoiFacts:
 
 
 class KoiKoiDialog(ModalScreen[int]):
-    """Koi-koi (play on) or stop: the yaku held, what stopping scores now, the AI's advice."""
+    """Koi-koi (play on) or stop: the yaku held, what stopping scores now, the AI's advice.
+
+    A panel at the bottom of the screen: the table (field and hand) stays in view.
+    """
 
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
-    KoiKoiDialog { align: center middle; }
-    KoiKoiDialog #kk-body { height: auto; max-height: 16; }
-    KoiKoiDialog #kk-advice { color: $text-muted; height: auto; }
+    KoiKoiDialog { align: center bottom; }
+    KoiKoiDialog #kk-body { height: auto; }
+    KoiKoiDialog #kk-advice { color: $text-muted; height: auto; display: none; }
+    KoiKoiDialog #kk-advice.-shown { display: block; }
     """
     )
 
@@ -229,7 +268,7 @@ class KoiKoiDialog(ModalScreen[int]):
     def __init__(
         self, facts: KoiKoiFacts, advise: Callable[[], dict[int, ActionValue]] | None = None
     ) -> None:
-        super().__init__()
+        super().__init__(classes=OVER_TABLE_CLASS)
         self.facts = facts
         self.advise = advise
         self.advice: list[str] | None = None
@@ -237,13 +276,18 @@ class KoiKoiDialog(ModalScreen[int]):
     def body_text(self) -> Text:
         f = self.facts
         text = Text()
-        text.append("Your yaku:\n", "bold")
-        for y in f.yaku.yaku:
-            text.append(f"  {y.describe()}\n")
-        text.append(f"Yaku total: {f.yaku.total}\n", "bold")
-        text.append(f"Stop now and you score {f.stop.points}", "bold green")
+        text.append(f"Stop now and you score {points(f.stop.points)}", "bold green")
         steps = " · ".join(m.describe() for m in f.stop.multipliers)
-        text.append(f" (base {f.stop.base}{' · ' + steps if steps else ''})\n")
+        text.append(f" (base {f.stop.base}{' · ' + steps if steps else ''}).\n")
+        if f.hand_counts[0] == 0:
+            text.append(
+                "You have no cards left to play: koi-koi cannot add to your yaku, "
+                "it can only let your opponent score.\n",
+                "bold",
+            )
+        text.append("Your yaku: ", "bold")
+        text.append("; ".join(y.describe() for y in f.yaku.yaku))
+        text.append(f". Total {f.yaku.total}.\n")
 
         def times(n: int) -> str:
             return "never" if n == 0 else ("once" if n == 1 else f"{n} times")
@@ -258,16 +302,26 @@ class KoiKoiDialog(ModalScreen[int]):
         return text
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="kk-dialog"):
+        with Vertical(classes="over-table-box", id="kk-dialog"):
             yield Static("Koi-koi or stop?  (こいこい / 勝負)", classes="dialog-title")
             with VerticalScroll(id="kk-body"):
                 yield Static(self.body_text(), id="kk-text")
-            yield Static("", id="kk-advice")
+                yield Static("", id="kk-advice")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Koi-koi (k)", id="koikoi", variant="warning")
-                yield Button("Stop (s)", id="stop", variant="success")
-                yield Button("Ask the AI (a)", id="advice", variant="default")
+                yield Button("Koi-koi (k)", id="koikoi", variant="warning", compact=True)
+                yield Button("Stop (s)", id="stop", variant="success", compact=True)
+                yield Button("Ask the AI (a)", id="advice", variant="default", compact=True)
         yield TooSmall()
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        rows = fit_over_table(self, self.query_one("#kk-dialog"), anchor="#hand", least=8)
+        self.query_one("#kk-body").styles.max_height = max(2, rows - 4)
 
     def action_koikoi(self) -> None:
         self.dismiss(KOIKOI_ID)
@@ -277,6 +331,7 @@ class KoiKoiDialog(ModalScreen[int]):
 
     def action_advice(self) -> None:
         advice = self.query_one("#kk-advice", Static)
+        advice.add_class("-shown")
         if self.advise is None:
             self.advice = ["No advice in this game."]
             advice.update(self.advice[0])
@@ -301,6 +356,7 @@ class KoiKoiDialog(ModalScreen[int]):
                 "The expert would " + ("call koi-koi." if best[0][0] == KOIKOI_ID else "stop.")
             )
         self.query_one("#kk-advice", Static).update("\n".join(lines))
+        self.query_one("#kk-body").scroll_end(animate=False)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -313,7 +369,12 @@ class KoiKoiDialog(ModalScreen[int]):
 
 
 class QuitDialog(ModalScreen[str]):
-    """Leaving a game: ``"save"`` (save and quit), ``"quit"`` or ``"cancel"``."""
+    """Leaving a game: ``"save"`` (save and quit), ``"quit"`` or ``"cancel"``.
+
+    ``resumed_from``: an earlier save of the match that the match has moved on from,
+    which quitting without saving deletes (resuming it later would go back in time),
+    and says so.
+    """
 
     DEFAULT_CSS = (
         DIALOG_CSS
@@ -327,24 +388,29 @@ class QuitDialog(ModalScreen[str]):
         Binding("escape", "choose('cancel')", "Cancel"),
         Binding("s", "choose('save')", "Save and quit"),
         Binding("y", "choose('save')", show=False),
-        Binding("d", "choose('quit')", "Quit without saving"),
+        Binding("q", "choose('quit')", "Quit without saving"),
     ]
 
-    def __init__(self, can_save: bool = True) -> None:
+    def __init__(self, can_save: bool = True, *, resumed_from: Path | None = None) -> None:
         super().__init__()
         self.can_save = can_save
+        self.resumed_from = resumed_from
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static("Leave the game?", classes="dialog-title")
             if self.can_save:
-                yield Static(
-                    "The match is not over. Save it to resume later (koikoi play --resume)?"
-                )
+                text = "The match is not over. Save it to resume later (koikoi play --resume)?"
+                if self.resumed_from is not None:
+                    text += (
+                        f"\nQuitting without saving deletes the earlier save "
+                        f"{self.resumed_from.name}: the match has moved on since."
+                    )
+                yield Static(text, id="quit-text")
             with Horizontal(classes="dialog-buttons"):
                 if self.can_save:
                     yield Button("Save and quit (s)", id="save", variant="success")
-                yield Button("Quit (d)", id="quit", variant="error")
+                yield Button("Quit (q)", id="quit", variant="error")
                 yield Button("Cancel (Esc)", id="cancel")
         yield TooSmall()
 

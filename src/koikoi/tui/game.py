@@ -29,7 +29,7 @@ from textual.widgets import Footer, RichLog, Static
 
 from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
 from koikoi.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
-from koikoi.engine import Phase
+from koikoi.engine import Event, Phase
 from koikoi.errors import KoiKoiError
 from koikoi.tui.cardtext import back_text, card_caption, pile_text
 from koikoi.tui.controller import (
@@ -38,6 +38,7 @@ from koikoi.tui.controller import (
     GameController,
     Step,
     Table,
+    interchangeable,
     narrate,
     plays_by_card,
 )
@@ -61,6 +62,57 @@ from koikoi.tui.widgets import CardRow, Marker, TooSmall
 __all__ = ["GameScreen"]
 
 BOARD_EVENTS = frozenset({"play", "draw", "take", "koikoi", "stop"})
+LOG_LINES = 500
+"""Lines the log keeps."""
+
+
+def _logged(event: Event) -> bool:
+    """Whether the log tells ``event``: not a drawn card's two matches (the capture
+    chosen next tells the draw again)."""
+    return not (event.kind == "draw" and "choice" in event.data)
+
+
+def _short(name: str) -> str:
+    """A name without its parenthesised detail: ``"AI (expert)"`` -> ``"AI"``."""
+    return name.split(" (", 1)[0] or name
+
+
+def status_line(
+    *,
+    round_text: str,
+    months: tuple[str, ...],
+    dealers: tuple[str, ...],
+    stock: str,
+    scores: tuple[str, ...],
+    width: int,
+) -> Text:
+    """The status line, shortened part by part until it fits ``width`` cells: the
+    scores (with the opponent's name) come first and are the last to shrink.
+
+    >>> status_line(round_text="Round 1/12", months=("1 Pine 松 matsu", "1 Pine"),
+    ...             dealers=("Dealer: You",), stock="Stock 24",
+    ...             scores=("You 0 – 0 AI (expert)", "You 0 – 0 AI"), width=72).plain
+    'Round 1/12 · You 0 – 0 AI (expert) · 1 Pine · Dealer: You · Stock 24'
+    """
+
+    def build(score: str, month: str, dealer: str) -> Text:
+        text = Text()
+        text.append(round_text, "bold")
+        text.append(" · ")
+        text.append(score, "bold")
+        text.append(f" · {month} · {dealer} · {stock}")
+        return text
+
+    candidates = [
+        (score, month, dealer) for score in scores for dealer in dealers for month in months
+    ]
+    for score, month, dealer in candidates:
+        text = build(score, month, dealer)
+        if text.cell_len <= width:
+            return text
+    text = build(scores[-1], months[-1], dealers[-1])
+    text.truncate(width, overflow="ellipsis")
+    return text
 
 
 class GameScreen(Screen[None]):
@@ -78,7 +130,7 @@ class GameScreen(Screen[None]):
     #opponent-line { color: $text; }
     #field-label { color: $text-muted; }
     #turn { height: 2; color: $warning; text-style: bold; }
-    #log { height: 1fr; min-height: 1; scrollbar-size-vertical: 1; }
+    #log { height: 1fr; min-height: 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     GameScreen.-wide #log { min-height: 3; }
     """
 
@@ -118,6 +170,8 @@ class GameScreen(Screen[None]):
         self.records = records
         self.saves = saves
         self.save_path = save_path
+        self.saved_moves = len(game.match.actions) if save_path is not None else -1
+        """The moves the save at ``save_path`` holds (-1: none)."""
         self.stamp = stamp
         self.on_done = on_done
         self.selected: int | None = None
@@ -127,6 +181,9 @@ class GameScreen(Screen[None]):
         self.record_path: Path | None = None
         self.turn_lines: list[str] = []
         self._table = game.table()
+        self.log_lines: list[str] = []
+        """The log's lines as written (wrapped again when the width changes)."""
+        self._log_width = 0
         self._play_future: asyncio.Future[int] | None = None
         self._skip = asyncio.Event()
         self._busy = False
@@ -146,7 +203,7 @@ class GameScreen(Screen[None]):
                 yield CardRow(id="hand", empty="(your hand is empty)")
                 yield Static("", id="my-pile", classes="line compact")
                 yield Static("", id="my-progress", classes="line compact")
-                log = RichLog(id="log", wrap=True, markup=False, max_lines=500, min_width=20)
+                log = RichLog(id="log", wrap=True, markup=False, max_lines=LOG_LINES, min_width=20)
                 log.can_focus = False
                 yield log
             with VerticalScroll(id="side", can_focus=False):
@@ -155,11 +212,10 @@ class GameScreen(Screen[None]):
         yield TooSmall()
 
     def on_mount(self) -> None:
-        log = self.query_one("#log", RichLog)
         for event in self.game.view().history:
             line = narrate(event, self.game.names)
-            if line:
-                log.write(line)
+            if line and _logged(event):
+                self._log(line)
         self.redraw()
         self.run_worker(self.game.preload, thread=True, group="preload", exit_on_error=False)
         self.run_game()
@@ -176,12 +232,26 @@ class GameScreen(Screen[None]):
         rules = game.rules
         month = table.month
         dealer = names[table.dealer]
-        status = Text()
-        status.append(f"Round {table.round_number}/{table.rounds}", "bold")
-        status.append(f" · {month} {MONTH_NAMES[month - 1]} {MONTH_NAMES_JA[month - 1]}")
-        status.append(f" · Dealer: {dealer} · Stock {table.stock_count}")
-        status.append(f" · {names[0]} {table.match_scores[0]} – {table.match_scores[1]} AI", "bold")
-        self.query_one("#status", Static).update(status)
+        status_width = max(20, self.size.width - 2)
+        self.query_one("#status", Static).update(
+            status_line(
+                round_text=f"Round {table.round_number}/{table.rounds}",
+                months=(
+                    f"{month} {MONTH_NAMES[month - 1]} {MONTH_NAMES_JA[month - 1]}",
+                    f"{month} {MONTH_NAMES[month - 1]}",
+                    f"Month {month}",
+                ),
+                dealers=(f"Dealer: {dealer}", f"Dealer: {_short(dealer)}"),
+                stock=f"Stock {table.stock_count}",
+                scores=(
+                    f"{names[0]} {table.match_scores[0]} – "
+                    f"{table.match_scores[1]} {names[OPPONENT]}",
+                    f"{names[0]} {table.match_scores[0]} – "
+                    f"{table.match_scores[1]} {_short(names[OPPONENT])}",
+                ),
+                width=status_width,
+            )
+        )
 
         opp = Text()
         opp.append(f"{names[OPPONENT]} ", "bold")
@@ -265,6 +335,27 @@ class GameScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.redraw(self._table)
+        self._rewrap_log()
+
+    def _log(self, line: str) -> None:
+        self.log_lines.append(line)
+        del self.log_lines[:-LOG_LINES]
+        self.query_one("#log", RichLog).write(line)
+
+    def _rewrap_log(self) -> None:
+        """Write the log again at a new width: RichLog wraps a line once, when written,
+        so a narrower terminal would cut the old lines mid-word."""
+        log = self.query_one("#log", RichLog)
+        width = log.scrollable_content_region.width
+        if width == self._log_width or not width:
+            return
+        first = self._log_width == 0
+        self._log_width = width
+        if first:
+            return
+        log.clear()
+        for line in self.log_lines:
+            log.write(line)
 
     def _matches(self, card: int, table: Table) -> int:
         if self.game.rules.play.wild_lightning and card == 43:
@@ -274,7 +365,7 @@ class GameScreen(Screen[None]):
     def say(self, line: str, *, turn: bool = True, replace: bool = False) -> None:
         """Add a line to the log (and to the two-line turn report, replacing its last
         line with ``replace``)."""
-        self.query_one("#log", RichLog).write(line)
+        self._log(line)
         if turn:
             if replace and self.turn_lines:
                 self.turn_lines[-1] = line
@@ -345,6 +436,8 @@ class GameScreen(Screen[None]):
     async def _choose_take(self) -> int:
         self.state = "take"
         view = self.game.view()
+        if interchangeable(view.legal_ids):
+            return min(view.legal_ids)  # two Plains of a month: no choice to ask
         self.redraw()
         options = [
             ChoiceOption(a, f"Capture {card_caption(a - TAKE_BASE)}", a - TAKE_BASE)
@@ -412,7 +505,11 @@ class GameScreen(Screen[None]):
             first = False
             table = table.after(event)
             line = narrate(event, game.names)
-            if line:
+            if line and not _logged(event):
+                # "draws 9P1: it matches 9A and 9P2": for the turn report only; the log
+                # gets the capture that follows ("draws 9P1 and captures 9A"), once.
+                self.turn_lines = [*self.turn_lines, line][-2:]
+            elif line:
                 self.say(line, replace=event.kind == "take")
             self.selected = None if event.kind == "play" and step.player == HUMAN else self.selected
             self.redraw(table)
@@ -476,6 +573,11 @@ class GameScreen(Screen[None]):
                 return
         if len(options) == 1:
             self._play_future.set_result(options[0])
+            return
+        if interchangeable(options):
+            # Two Plains of one month: either capture is the same, nothing to ask.
+            wanted = PLAY_TARGET_BASE + 48 * card + target if target is not None else -1
+            self._play_future.set_result(wanted if wanted in options else min(options))
             return
         choices: list[ChoiceOption] = []
         for a in options:
@@ -601,7 +703,15 @@ class GameScreen(Screen[None]):
             directory = self.saves if self.saves is not None else Path.cwd()
             path = directory / f"koikoi-save-seed{self.game.seed}.json"
         self.save_path = self.game.save(path)
+        self.saved_moves = len(self.game.match.actions)
         return self.save_path
+
+    def stale_save(self) -> Path | None:
+        """The save this match came from or was saved to, if the match has moved on
+        since (resuming it would go back in time)."""
+        if self.save_path is None or self.game.is_over:
+            return None
+        return self.save_path if self.saved_moves != len(self.game.match.actions) else None
 
     def action_save(self) -> None:
         try:

@@ -27,7 +27,7 @@ from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
 from koikoi.tui.progress import YAKU_LABELS, YakuProgress, yaku_progress
-from koikoi.tui.widgets import TooSmall
+from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table
 
 __all__ = [
     "FIRST_DEALER_CHOICES",
@@ -684,11 +684,11 @@ class RoundEndScreen(ModalScreen[None]):
     """The settlement explained, both piles, the scores; Enter goes on."""
 
     DEFAULT_CSS = """
-    RoundEndScreen { align: center middle; }
+    RoundEndScreen { align: center bottom; }
     RoundEndScreen #re-box { width: 100%; max-width: 100; height: auto; max-height: 100%;
                              border: thick $success; background: $panel; padding: 0 1; }
     RoundEndScreen #re-title { text-style: bold; color: $success; }
-    RoundEndScreen #re-buttons { height: 3; align-horizontal: center; }
+    RoundEndScreen #re-buttons { height: 1; align-horizontal: center; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -698,7 +698,7 @@ class RoundEndScreen(ModalScreen[None]):
     ]
 
     def __init__(self, result: RoundResult, game: GameController, *, last: bool = False) -> None:
-        super().__init__()
+        super().__init__(classes=OVER_TABLE_CLASS)
         self.result = result
         self.game = game
         self.last = last
@@ -730,8 +730,18 @@ class RoundEndScreen(ModalScreen[None]):
             )
             with Horizontal(id="re-buttons"):
                 label = "See the result (Enter)" if self.last else "Next round (Enter)"
-                yield Button(label, id="next", variant="primary")
+                yield Button(label, id="next", variant="primary", compact=True)
         yield TooSmall()
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        # The settlement over the lower table: the field (what was left) stays in view.
+        fit_over_table(self, self.query_one("#re-box"), anchor="#field", least=12)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Final
 
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import RenderResult
+from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
 from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, chip_text
 
-__all__ = ["CardRow", "Marker", "TooSmall"]
+__all__ = ["OVER_TABLE_CLASS", "CardRow", "Marker", "TooSmall", "fit_over_table"]
 
 GAP = 1
 """Cells between two chips."""
@@ -198,3 +201,32 @@ class TooSmall(Static):
             "(Ctrl+C: quit, offering to save)",
             id="too-small",
         )
+
+
+OVER_TABLE_CLASS: Final = "over-table"
+"""The class of modal screens drawn over the table, which stays visible around them
+(the app's CSS gives these screens a see-through background)."""
+
+
+def fit_over_table(screen: Screen[Any], box: Widget, *, anchor: str, least: int) -> int:
+    """Size ``box`` (a panel docked at the bottom of a modal ``screen``) so that the
+    table below the modal stays visible down to its ``anchor`` widget (``"#hand"``: the
+    field and the hand), but with at least ``least`` rows. Returns the rows given.
+
+    Without a table under the modal (e.g. in tests of the dialog alone) the box keeps
+    the whole height.
+    """
+    height = screen.size.height or screen.app.size.height
+    rows = height
+    stack = screen.app.screen_stack
+    under = stack[: stack.index(screen)] if screen in stack else stack
+    for below in reversed(under):
+        try:
+            widget = below.query_one(anchor)
+        except NoMatches:
+            continue
+        rows = height - widget.region.bottom
+        break
+    rows = max(least, min(rows, height))
+    box.styles.max_height = rows
+    return rows
