@@ -471,6 +471,71 @@ def test_yaku_policy_prefers_yaku_progress(name: str) -> None:
     assert differs > 0
 
 
+@needs_numba
+@pytest.mark.parametrize(
+    "name", ["nintendo", "modern-hanafuda", "koikoi-japan", "wild_any_or_discard"]
+)
+def test_tactical_policy_matches_the_reference_values(name: str) -> None:
+    """Every kernel ``tactical`` action is a best one by the fallback's values.
+
+    Some choices must differ from the ``yaku`` policy's (progress, denial, safe lays).
+    """
+    rules = ALL_RULES[name] if name in ALL_RULES else get_rules(name)
+    differs = 0
+    for i, rnd in enumerate(_positions(rules, 120, 8)):
+        kr = kernel.play_round(rnd, i, "tactical")
+        ref = rnd.clone()
+        for a in kr.actions:
+            ids = ref.legal_ids()
+            if ref.phase is Phase.DECIDE:
+                assert a == STOP_ID
+            else:
+                values = dict(zip(ids, kernel._tactical_values(ref, ids), strict=True))
+                assert values[a] == max(values.values()), (ids, a, values)
+                yaku = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
+                differs += yaku[a] != max(yaku.values())
+            ref.apply(a)
+        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    assert differs > 0
+
+
+def test_tactical_lays_a_card_the_opponent_cannot_take() -> None:
+    """With no capture, the policy lays the card whose month the opponent does not hold."""
+    from koikoi.cards import parse_card, parse_cards
+
+    rnd = Match(seed=3, events=False).round
+    p = rnd.current
+    rnd.hands[p] = parse_cards("2P1 9P1")
+    rnd.hands[1 - p] |= parse_cards("2A")
+    rnd.hands[1 - p] &= ~parse_cards("9P1 9P2 9R 9A")
+    rnd.field = parse_cards("5P1 12P1")
+    ids = rnd.legal_ids()
+    values = dict(zip(ids, kernel._tactical_values(rnd, ids), strict=True))
+    # Laying 2P1 hands the opponent 2P1 and their 2A (1 + 10 card value, plus progress).
+    assert values[parse_card("2P1")] <= -1 - 11
+    assert values[parse_card("9P1")] == -1
+
+
+def test_tactical_values_credit_progress_and_denial() -> None:
+    """A second red poetry ribbon, or the blue ribbon the opponent lacks, beats another ribbon."""
+    from koikoi.cards import parse_card, parse_cards
+
+    rules = get_rules("nintendo")
+    rnd = Match(rules, seed=3, events=False).round
+    p = rnd.current
+    rnd.hands[p] = parse_cards("2R 4R 10R")
+    rnd.field = parse_cards("2P1 4P1 10P1")
+    rnd.piles[p] = parse_cards("1R")
+    rnd.piles[1 - p] = parse_cards("6R 9R")
+    ids = rnd.legal_ids()
+    values = dict(zip(ids, kernel._tactical_values(rnd, ids), strict=True))
+    base = dict(zip(ids, kernel._yaku_values(rnd, ids), strict=True))
+    extra = {c: values[parse_card(c)] - base[parse_card(c)] for c in ("2R", "4R", "10R")}
+    assert extra["2R"] > extra["4R"]  # akatan two of three
+    assert extra["10R"] > extra["4R"]  # the opponent's aotan is one card short
+    assert max(values, key=values.__getitem__) in (parse_card("2R"), parse_card("10R"))
+
+
 def test_yaku_values_count_the_yaku_a_capture_completes() -> None:
     """Taking the third Bright (sanko, 5 points) adds 5 x 15 to its card value."""
     from koikoi.cards import parse_card, parse_cards
@@ -492,7 +557,12 @@ def test_playouts_mean_matches_reference_engine() -> None:
     """Kernel and fallback play the same policies: their mean values agree statistically."""
     import numpy as np
 
-    for name, policy in (("nintendo", "random"), ("koikoi-japan", "greedy"), ("leaflet", "yaku")):
+    for name, policy in (
+        ("nintendo", "random"),
+        ("koikoi-japan", "greedy"),
+        ("leaflet", "yaku"),
+        ("modern-hanafuda", "tactical"),
+    ):
         rnd = Match(get_rules(name), seed=21, events=False).round
         k = kernel.playout_values(rnd, 4000, 1, policy)
         p = kernel.playout_values(rnd, 1500, 2, policy, backend="python")

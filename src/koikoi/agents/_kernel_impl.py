@@ -175,7 +175,10 @@ REASON_OYA_KEN: Final = 6
 POLICY_RANDOM: Final = 0
 POLICY_GREEDY: Final = 1
 POLICY_YAKU: Final = 2
+POLICY_TACTICAL: Final = 3
 YAKU_WEIGHT: Final = 15
+PROGRESS_WEIGHT: Final = 8
+"""The ``tactical`` policy's worth of one yaku point fully collected, on the progress scale."""
 """The ``yaku`` policy's worth of one yaku point, on the greedy card-value scale."""
 
 # Action ids (koikoi.actions).
@@ -862,6 +865,79 @@ def captured_by(field: int, drawn: int, action: int) -> int:
     return month_cards | (1 << action)
 
 
+@_jit("int64(int64, int64, int64, int64, int64)")
+def _progress_one(pile: int, other: int, mask: int, need: int, points: int) -> int:
+    if points <= 0:
+        return 0
+    have = popcount(pile & mask)
+    if have >= need or popcount(mask & ~other) < need:
+        return 0
+    return int(points * PROGRESS_WEIGHT * have * have // (need * need))
+
+
+@_jit("int64(int64, int64, int64[::1])")
+def progress(pile: int, other: int, rules: Int64Array) -> int:
+    """How far ``pile`` is toward the yaku it has not completed yet (``tactical`` policy).
+
+    Each yaku with points under ``rules`` that ``pile`` lacks, and that is still
+    reachable (``other``, the opponent's pile, does not hold too many of its
+    cards), adds ``points * PROGRESS_WEIGHT * have**2 / need**2``: a yaku two
+    cards short counts little, one card short much.
+    """
+    total = 0
+    pool = BRIGHTS if rules[R_SANKO_RAIN] != 0 else NON_RAIN_BRIGHTS
+    total += _progress_one(pile, other, pool, 3, rules[R_SANKO])
+    total += _progress_one(pile, other, INOSHIKACHO, 3, rules[R_INOSHIKACHO])
+    total += _progress_one(pile, other, ANIMALS, 5, rules[R_TANE])
+    total += _progress_one(pile, other, AKATAN, 3, rules[R_AKATAN])
+    total += _progress_one(pile, other, AOTAN, 3, rules[R_AOTAN])
+    total += _progress_one(pile, other, RIBBONS, 5, rules[R_TANZAKU])
+    plains = PLAINS | (SAKE if rules[R_SAKE] != SAKE_ANIMAL else 0)
+    total += _progress_one(pile, other, plains, 10, rules[R_KASU])
+    if rules[R_VIEW_EXISTS] != 0:
+        total += _progress_one(pile, other, CURTAIN | SAKE, 2, rules[R_HANAMI])
+        total += _progress_one(pile, other, MOON | SAKE, 2, rules[R_TSUKIMI])
+    return total
+
+
+@_jit("int64(int64)")
+def _best_card(cards: int) -> int:
+    """The most valuable card of a non-empty set (lowest id on ties)."""
+    best = -1
+    value = -1
+    m = cards
+    while m != 0:
+        c = ctz(m)
+        m &= m - 1
+        if CARD_VALUES[c] > value:
+            value = CARD_VALUES[c]
+            best = c
+    return best
+
+
+@_jit("int64(int64, int64, int64, int64, int64[::1], int64)")
+def _exposure(
+    action: int, opp_hand: int, opp_pile: int, pile: int, rules: Int64Array, theirs: int
+) -> int:
+    """What laying a card hands the opponent who holds its month (``tactical`` policy).
+
+    The policy plays in a determinized round, where the opponent's hand is known.
+    """
+    if action >= TAKE_BASE or action < 0:
+        return 0
+    card = action - DISCARD_BASE if action >= DISCARD_BASE else action
+    if action >= PLAY_TARGET_BASE and action < DISCARD_BASE:
+        return 0
+    theirs_month = opp_hand & month_mask(card)
+    if theirs_month == 0:
+        return 0
+    taker = _best_card(theirs_month)
+    got = (1 << card) | (1 << taker)
+    return int(
+        CARD_VALUES[card] + CARD_VALUES[taker] + progress(opp_pile | got, pile, rules) - theirs
+    )
+
+
 @_jit("int64(int64[::1], int64[::1], int64[::1], int64, uint64[::1], int64)")
 def choose_action(
     state: Int64Array, rules: Int64Array, buf: Int64Array, n: int, rng: UInt64Array, policy: int
@@ -880,18 +956,30 @@ def choose_action(
     pile = state[S_PILE0 + p]
     called = state[S_CALLS0 + p] > 0
     now = 0
-    if policy == POLICY_YAKU:
+    opp_pile = state[S_PILE0 + 1 - p]
+    opp_hand = state[S_HAND0 + 1 - p]
+    mine = 0
+    theirs = 0
+    if policy >= POLICY_YAKU:
         now = yaku_total(pile, state[S_MONTH], called, rules, buf)
+    if policy == POLICY_TACTICAL:
+        mine = progress(pile, opp_pile, rules)
+        theirs = progress(opp_pile, pile, rules)
     best = -(1 << 30)
     ties = 0
     for i in range(n):
         a = buf[BUF_ACTIONS + i]
         v = greedy_value(field, a)
-        if policy == POLICY_YAKU:
+        if policy >= POLICY_YAKU:
             got = captured_by(field, state[S_DRAWN], a)
             if got != 0:
                 gain = yaku_total(pile | got, state[S_MONTH], called, rules, buf) - now
                 v += YAKU_WEIGHT * gain
+                if policy == POLICY_TACTICAL:
+                    v += progress(pile | got, opp_pile, rules) - mine
+                    v += theirs - progress(opp_pile, pile | got, rules)
+            elif policy == POLICY_TACTICAL:
+                v -= _exposure(a, opp_hand, opp_pile, pile, rules, theirs)
         if v > best:
             best = v
             ties = 0

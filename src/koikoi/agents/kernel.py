@@ -23,6 +23,13 @@ Policies (for both players):
 * ``"yaku"``: greedy, plus 15 per point the capture adds to the player's yaku
   total under the active rules (so it completes and extends yaku first); ties
   at random; always stops.
+* ``"tactical"``: ``yaku``, plus partial credit for the yaku a capture brings
+  closer (``points x 8 x (have/need)**2`` for each yaku the pile can still
+  make), the same credit taken from the opponent when the capture holds a card
+  they need, and, for a card laid without capture, a penalty when the
+  opponent's hand holds its month (what they would take). Playouts run on a
+  re-dealt round, so the opponent's hand there is one sampled world, not the
+  real one. Always stops.
 
 >>> from koikoi.engine import Match
 >>> rnd = Match(seed=5, events=False).round
@@ -71,7 +78,7 @@ __all__ = [
     "yaku_total",
 ]
 
-POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku")
+POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku", "tactical")
 """The rollout policies."""
 
 REASONS: Final[tuple[str, ...]] = (
@@ -408,6 +415,83 @@ def _yaku_values(rnd: Round, ids: list[int]) -> list[int]:
     return values
 
 
+PROGRESS_WEIGHT: Final = 8
+"""The ``tactical`` policy's worth of one yaku point fully collected, on the progress scale."""
+
+_AKATAN: Final = (1 << 1) | (1 << 5) | (1 << 9)
+_AOTAN: Final = (1 << 21) | (1 << 33) | (1 << 37)
+_INOSHIKACHO: Final = (1 << 20) | (1 << 24) | (1 << 36)
+_SAKE_CUP: Final = 1 << 32
+_CURTAIN: Final = 1 << 8
+_MOON: Final = 1 << 28
+
+
+@functools.lru_cache(maxsize=64)
+def _progress_targets(rules: Rules) -> tuple[tuple[int, int, int], ...]:
+    """The ``tactical`` policy's targets: ``(mask, need, points)`` with points above 0."""
+    from koikoi.cards import ANIMALS, PLAINS, RIBBONS
+
+    p = rules.points
+    pool = BRIGHTS if rules.yaku.sanko_with_rainman else BRIGHTS & ~_RAIN_MAN
+    plains = PLAINS | (_SAKE_CUP if rules.yaku.sake_cup != "animal" else 0)
+    targets = [
+        (pool, 3, p.sanko),
+        (_INOSHIKACHO, 3, p.inoshikacho),
+        (ANIMALS, 5, p.tane),
+        (_AKATAN, 3, p.akatan),
+        (_AOTAN, 3, p.aotan),
+        (RIBBONS, 5, p.tanzaku),
+        (plains, 10, p.kasu),
+    ]
+    if p.hanami > 0 or p.tsukimi > 0:
+        targets += [(_CURTAIN | _SAKE_CUP, 2, p.hanami), (_MOON | _SAKE_CUP, 2, p.tsukimi)]
+    return tuple(t for t in targets if t[2] > 0)
+
+
+def _progress(rules: Rules, pile: int, other: int) -> int:
+    """The kernel's ``progress``: partial credit for the yaku ``pile`` can still make."""
+    total = 0
+    for mask, need, points in _progress_targets(rules):
+        have = (pile & mask).bit_count()
+        if have < need and (mask & ~other).bit_count() >= need:
+            total += points * PROGRESS_WEIGHT * have * have // (need * need)
+    return total
+
+
+def _exposure(rnd: Round, action_id: int, theirs: int) -> int:
+    """The kernel's ``_exposure``: what laying a card hands an opponent holding its month."""
+    from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
+
+    if action_id >= TAKE_BASE or PLAY_TARGET_BASE <= action_id < DISCARD_BASE:
+        return 0
+    card = action_id - DISCARD_BASE if action_id >= DISCARD_BASE else action_id
+    p = rnd.current
+    month = rnd.hands[1 - p] & MONTH_MASKS[card // 4]
+    if not month:
+        return 0
+    taker = max((c for c in range(48) if month >> c & 1), key=lambda c: (card_value(c), -c))
+    got = (1 << card) | (1 << taker)
+    gain = _progress(rnd.rules, rnd.piles[1 - p] | got, rnd.piles[p]) - theirs
+    return card_value(card) + card_value(taker) + gain
+
+
+def _tactical_values(rnd: Round, ids: list[int]) -> list[int]:
+    """The ``tactical`` policy's values: ``yaku`` plus progress, denial and safe lays."""
+    values = _yaku_values(rnd, ids)
+    p = rnd.current
+    pile, opp = rnd.piles[p], rnd.piles[1 - p]
+    mine = _progress(rnd.rules, pile, opp)
+    theirs = _progress(rnd.rules, opp, pile)
+    for i, a in enumerate(ids):
+        got = _captured_by(rnd, a)
+        if got:
+            values[i] += _progress(rnd.rules, pile | got, opp) - mine
+            values[i] += theirs - _progress(rnd.rules, opp, pile | got)
+        else:
+            values[i] -= _exposure(rnd, a, theirs)
+    return values
+
+
 def _python_choice(rnd: Round, ids: list[int], rng: random.Random, code: int) -> int:
     """The rollout policy ``POLICIES[code]`` on the reference engine (the kernel's choices)."""
     if code == 0 or len(ids) == 1:
@@ -415,7 +499,12 @@ def _python_choice(rnd: Round, ids: list[int], rng: random.Random, code: int) ->
     if KOIKOI_ID in ids:
         return STOP_ID
     field = rnd.field
-    values = _yaku_values(rnd, ids) if code == 2 else [_greedy_value(field, a) for a in ids]
+    if code == 3:
+        values = _tactical_values(rnd, ids)
+    elif code == 2:
+        values = _yaku_values(rnd, ids)
+    else:
+        values = [_greedy_value(field, a) for a in ids]
     best = max(values)
     ties = [a for a, v in zip(ids, values, strict=True) if v == best]
     return ties[int(rng.random() * len(ties))]
@@ -461,7 +550,7 @@ def playout_values(
         rnd: the round to play from (any phase; an over round gives its own value).
         n: how many playouts.
         seed: seeds the rollout policy's random choices.
-        policy: ``"random"``, ``"greedy"`` or ``"yaku"``, for both players.
+        policy: ``"random"``, ``"greedy"``, ``"yaku"`` or ``"tactical"``, for both players.
         backend: ``"auto"`` (the kernel when available), ``"kernel"`` or ``"python"``.
     """
     import numpy as np
