@@ -74,6 +74,7 @@ def test_mistakes_are_the_biggest_losses() -> None:
     assert all(d.loss > 0 for d in worst)
     text = format_analysis(analysis, top=3)
     assert "Biggest mistakes (top 3)" in text and "player 0 (alice)" in text
+    assert "played play" not in text and "chose 'play " in text  # not "played play 6P2"
 
 
 def test_search_analysis_is_deterministic_and_per_player() -> None:

@@ -65,6 +65,24 @@ def test_rules_list_shows_every_preset(capsys: pytest.CaptureFixture[str]) -> No
         assert rules.description in line
 
 
+def test_rules_list_describes_presets_in_words_for_players(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = run(capsys, "rules", "list")
+    for jargon in ("seed 0", "transformer", "as coded by"):
+        assert jargon not in out
+
+
+def test_replay_counts_in_good_english(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from koikoi.engine import Match
+
+    match = Match(get_rules("nintendo").replace(game__rounds=1), seed=246)  # an instant hand
+    path = GameRecord.from_match(match, players=["ann", "ben"]).save(tmp_path / "one.json")
+    status, out, _ = run(capsys, "replay", str(path))
+    assert status == 0
+    assert "(1 round)" in out and "after 1 round ==" in out and "1 rounds" not in out
+
+
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_rules_show_prints_toml_that_loads_back(
     capsys: pytest.CaptureFixture[str], name: str
@@ -395,7 +413,7 @@ def test_simulate_writes_records_that_replay(
     for i, f in enumerate(files):
         record = load_record(f)
         assert record.seed == match_seed(5, i)
-        assert record.players == ["random", "random"]
+        assert record.players == ["random A", "random B"]  # one agent twice, told apart
         assert record.meta["simulate"] == {"seed": 5, "game": i, "agents": ["random", "random"]}
         match = replay(record)
         assert match.is_over

@@ -224,8 +224,8 @@ def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) 
         alternatives = ", ".join(f"{describe_action_id(a)} {v:+.2f}" for a, v in ranked[:4])
         lines.append(
             f"{rank:3}. round {d.round}, move {d.index}, player {d.player} ({d.phase}): "
-            f"played {describe_action_id(d.played)} ({d.values.get(d.played, 0.0):+.2f}), "
-            f"best {describe_action_id(d.best)} ({d.values[d.best]:+.2f}), loss {d.loss:.2f}"
+            f"chose {describe_action_id(d.played)!r} ({d.values.get(d.played, 0.0):+.2f}), "
+            f"best {describe_action_id(d.best)!r} ({d.values[d.best]:+.2f}), loss {d.loss:.2f}"
         )
         lines.append(f"       values: {alternatives}")
     return "\n".join(lines)

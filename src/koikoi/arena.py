@@ -579,10 +579,11 @@ def _save_record(job: _Job, result: MatchResult, match: Match) -> str | None:
     if job.records is None:
         return None
     try:
-        from koikoi.record import GameRecord
+        from koikoi.record import GameRecord, distinct_names
     except ImportError:  # pragma: no cover - record.py ships with the package
         return None
-    players = [job.agents[result.seats[0]], job.agents[result.seats[1]]]
+    names = distinct_names(job.agents)  # "random A", "random B" for one agent twice
+    players = [names[result.seats[0]], names[result.seats[1]]]
     meta = {
         "arena": {
             "pair": result.pair,

@@ -49,6 +49,7 @@ __all__ = [
     "GameRecord",
     "RecordedAction",
     "ReplayStep",
+    "distinct_names",
     "iter_steps",
     "load_record",
     "record_from_dict",
@@ -235,6 +236,20 @@ class GameRecord:
         name = self.players[player]
         default = f"player {player}"
         return default if name == default else f"{default} ({name})"
+
+
+def distinct_names(names: Sequence[str]) -> list[str]:
+    """The players' names, told apart when they are the same (two copies of one agent):
+    ``A`` and ``B`` after them, as the arena calls its two agents.
+
+    >>> distinct_names(["random", "random"])
+    ['random A', 'random B']
+    >>> distinct_names(["greedy", "random"])
+    ['greedy', 'random']
+    """
+    if len(names) == 2 and names[0] == names[1]:
+        return [f"{names[0]} A", f"{names[1]} B"]
+    return list(names)
 
 
 def _now() -> str:

@@ -105,3 +105,17 @@ def test_a_record_that_does_not_replay_is_an_error_before_the_screen(
     record.save(good)
     assert main(["replay", str(good), "--tui"]) == 0
     assert len(opened) == 1 and len(opened[0].steps) > 2
+
+
+@pytest.mark.anyio
+async def test_two_players_of_one_agent_are_told_apart(record: GameRecord) -> None:
+    """A record of one agent against itself names both players "random"."""
+    from dataclasses import replace
+
+    app = ReplayApp(replace(record, players=["random", "random"]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert plain(screen.query_one("#rp-p0-label")).startswith("random A — hand")
+        assert plain(screen.query_one("#rp-p1-label")).startswith("random B — hand")

@@ -85,7 +85,7 @@ def _lines(record: GameRecord, match: Match) -> Iterator[str]:
     who = record.player_name
     rules = match.rules
     seed = "none (recorded deals)" if record.seed is None else str(record.seed)
-    yield f"Rules: {rules.name} ({rules.game.rounds} rounds). Seed: {seed}."
+    yield f"Rules: {rules.name} ({_count(rules.game.rounds, 'round')}). Seed: {seed}."
     yield f"Players: {who(0)} and {who(1)}."
     scores = [rules.game.start_points, rules.game.start_points]
     settled = 0
@@ -112,7 +112,7 @@ def _lines(record: GameRecord, match: Match) -> Iterator[str]:
         elif kind == "instant":
             yield (
                 f"{who(p)} holds an instant hand: {event.data['yaku']} "
-                f"[{_codes(event.cards)}], {event.data['points']} points."
+                f"[{_codes(event.cards)}], {_count(event.data['points'], 'point')}."
             )
         elif kind in ("play", "draw", "take"):
             yield "  " + _move_line(event, who(p))
@@ -134,12 +134,17 @@ def _lines(record: GameRecord, match: Match) -> Iterator[str]:
             yield f"Scores: {who(0)} {scores[0]}, {who(1)} {scores[1]}."
         elif kind == "match_over":
             yield ""
-            yield f"== Match over after {len(match.settlements)} rounds =="
+            yield f"== Match over after {_count(len(match.settlements), 'round')} =="
     yield f"Final scores: {who(0)} {match.scores[0]}, {who(1)} {match.scores[1]}."
     if match.is_over:
         yield f"Winner: {who(match.winner)}." if match.winner is not None else "A draw."
     else:
         yield f"The record ends in round {match.round_number}: the match is not finished."
+
+
+def _count(n: int, noun: str) -> str:
+    """``"1 round"``, ``"2 rounds"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _codes(cards: int) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from koikoi.errors import KoiKoiError
 
-__all__ = ["register", "run"]
+__all__ = ["ServeError", "check_address", "register", "run"]
 
 
 class ServeError(KoiKoiError):
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not 0 < args.port < 65536:
         raise ServeError(f"--port must be 1 to 65535, not {args.port}")
+    check_address(args.host, args.port)
     url = args.database_url or os.environ.get("KOIKOI_DATABASE_URL") or default_database_url()
     configure_logging(args.log_level)
     app = create_app(url, config=ServerConfig(allow_seed=args.allow_seed, ai_delay=args.ai_delay))
@@ -83,3 +84,35 @@ def run(args: argparse.Namespace) -> int:
         server_header=False,
     )
     return 0
+
+
+def check_address(host: str, port: int) -> None:
+    """Raise :class:`ServeError` with one clear sentence unless ``host:port`` can be
+    listened on (checked before the server starts, which would log its failure as
+    several lines of JSON).
+    """
+    import errno
+    import socket
+
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot listen on {host!r}: {exc.strerror}; check --host") from None
+    family, kind, proto, _, address = found[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ServeError(
+                    f"port {port} on {host} is already in use; choose another with --port"
+                ) from None
+            if exc.errno == errno.EACCES:
+                raise ServeError(
+                    f"no permission to listen on port {port} of {host}; "
+                    "choose a port above 1023 with --port"
+                ) from None
+            raise ServeError(
+                f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+            ) from None

@@ -106,7 +106,7 @@ def simulate(
     from koikoi.agents import make_agent
     from koikoi.engine import Match
     from koikoi.errors import InvalidInputError, RecordError
-    from koikoi.record import GameRecord
+    from koikoi.record import GameRecord, distinct_names
     from koikoi.rules import load_rules
     from koikoi.views import view_of
 
@@ -150,7 +150,7 @@ def simulate(
             if folder is not None:
                 record = GameRecord.from_match(
                     match,
-                    players=list(agents),
+                    players=distinct_names(agents),
                     meta={"simulate": {"seed": seed, "game": i, "agents": list(agents)}},
                 )
                 record.save(folder / f"match-{i + 1:0{width}d}.json")

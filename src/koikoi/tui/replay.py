@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 
 from koikoi.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.errors import RecordError
-from koikoi.record import GameRecord, ReplayStep, iter_steps
+from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.tui.cardtext import pile_text
 from koikoi.tui.controller import narrate
 from koikoi.tui.widgets import CardRow, TooSmall
@@ -42,7 +42,9 @@ def load_steps(record: GameRecord) -> list[ReplayStep]:
 
 
 def _names(record: GameRecord) -> tuple[str, str]:
-    return (record.players[0], record.players[1])
+    """The players' names, told apart when equal (older records of one agent twice)."""
+    a, b = distinct_names(record.players)
+    return (a, b)
 
 
 def step_text(step: ReplayStep, names: tuple[str, str]) -> Text:
