@@ -45,6 +45,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+JSON_METRICS = {"accept": "application/json"}
+"""``/metrics`` answers JSON for this (Prometheus text otherwise)."""
+
+
 def serve(args: argparse.Namespace) -> int:
     """Server mode (run in the child process): the app with limits raised for one client host."""
     import uvicorn
@@ -59,6 +63,9 @@ def serve(args: argparse.Namespace) -> int:
         message_burst=1000.0,
         http_rate=1e6,
         http_burst=1e6,
+        max_connections=1_000_000,
+        max_connections_per_address=1_000_000,
+        max_unauthenticated_per_address=1_000_000,
     )
     uvicorn.run(
         create_app(args.database_url, config=config),
@@ -155,7 +162,7 @@ async def run_load(args: argparse.Namespace, base: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         games = await asyncio.gather(*(make_game() for _ in range(args.games)))
         created = time.perf_counter() - t0
-        cpu_start = (await http.get("/metrics")).json()["cpu_s"]
+        cpu_start = (await http.get("/metrics", headers=JSON_METRICS)).json()["cpu_s"]
         url = base.replace("http://", "ws://") + "/ws"
         t1 = time.perf_counter()
         tasks = [
@@ -191,7 +198,7 @@ async def run_load(args: argparse.Namespace, base: str) -> dict[str, Any]:
                 stats.errors.append(
                     f"{game}: {stats.acked_by_game.get(game, 0)} acknowledged, {stored_here} stored"
                 )
-        metrics = (await http.get("/metrics")).json()
+        metrics = (await http.get("/metrics", headers=JSON_METRICS)).json()
         cpu_end = metrics["cpu_s"]
 
     unfinished = args.games - len(stats.finished_games)

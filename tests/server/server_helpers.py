@@ -34,6 +34,7 @@ FAST = ServerConfig(
     message_burst=1e6,
     http_rate=1e6,
     http_burst=1e6,
+    max_ai_games_per_address=1000,
     hint_agent="mcts:iterations=8,rollouts=1",
 )
 EXPERT_HINTS = replace(FAST, hint_agent="expert:iterations=8")

@@ -38,7 +38,8 @@ def bad_messages(
     some_legal = rng.choice(legal)
     frames: list[tuple[Any, str]] = [
         ("{not json", "bad_json"),
-        (b"\xff\xfe\x00", "bad_json"),
+        ('{"type": "ping", "ref": "\\udfff"}', "bad_json"),
+        ('{"type": "ping", "type": "hint"}', "bad_json"),
         ("null", "bad_json"),
         (json.dumps([{"type": "act"}]), "bad_json"),
         (json.dumps({"type": "Act", "action": some_legal, "seq": seq}), "unknown_type"),

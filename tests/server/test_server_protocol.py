@@ -201,8 +201,10 @@ def test_pages_have_no_inline_script_or_style(client: TestClient) -> None:
 def test_healthz_and_metrics(client: TestClient) -> None:
     r = client.get("/healthz")
     assert r.json()["status"] == "ok" and r.json()["database"] == "ok"
-    m = client.get("/metrics").json()
+    m = client.get("/metrics", headers={"accept": "application/json"}).json()
     assert "action_latency_ms" in m and m["rooms"] == 0
+    text = client.get("/metrics").text
+    assert "koikoi_rooms 0" in text and "# TYPE koikoi_action_latency_seconds summary" in text
 
 
 def test_config_lists_cards_with_english_and_japanese_names(client: TestClient) -> None:

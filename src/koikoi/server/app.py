@@ -7,15 +7,22 @@ transport only translates: JSON bodies and WebSocket frames are validated by
 
 Every HTTP response carries a strict Content-Security-Policy (no inline
 script or style, everything from the server itself) and the usual hardening
-headers. Request logs are JSON lines without query strings; tokens travel
-only in JSON bodies, WebSocket frames and URL fragments, never in paths.
+headers, errors included: every error is ``{"type": "error", "code", "message"}``
+JSON, and an unexpected fault answers ``server_error`` (500) and is logged as
+one line (the exception's type and where it was raised; no traceback). Request
+logs are JSON lines without query strings; tokens travel only in JSON bodies,
+WebSocket frames and URL fragments, never in paths.
+
+A WebSocket is admitted by the hub (caps per address and without ``hello``),
+must say ``hello`` within :attr:`~.hub.ServerConfig.hello_timeout` and send
+only text frames; refusals close it with a code of
+:data:`~.protocol.CLOSE_CODES` and a reason.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -26,6 +33,7 @@ from urllib.parse import urlsplit
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -41,13 +49,16 @@ from koikoi.opponents import LEVEL_CHOICES
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
 from koikoi.server import catalog
-from koikoi.server.hub import CLOSE, Connection, Hub, ServerConfig
-from koikoi.server.logs import LOGGER_NAME, log_event
+from koikoi.server.hub import CLOSE, Connection, ConnectionRefused, Hub, ServerConfig
+from koikoi.server.logs import LOGGER_NAME, fault_fields, log_event
 from koikoi.server.protocol import (
     ERROR_CODES,
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
     ProtocolError,
+    decode_json,
+    encode,
+    error_message,
     parse_client_message,
     parse_join,
     parse_new_game,
@@ -84,15 +95,28 @@ _STATUS: Final[dict[str, int]] = {
     "too_large": 413,
     "unknown_token": 404,
     "not_found": 404,
+    "method_not_allowed": 405,
     "invite_used": 409,
     "not_finished": 409,
     "rate_limited": 429,
     "server_error": 503,
 }
+_HTTP_CODES: Final[dict[int, str]] = {
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    429: "rate_limited",
+}
+"""Error codes of Starlette's own HTTP errors (unknown paths, methods, big bodies)."""
+_ERROR_SCOPE_KEY: Final = "koikoi.error"
+"""Where an endpoint leaves the code of its error response for the request log."""
+FAULT_MESSAGE: Final = "the server met an unexpected fault; nothing was changed; try again"
 
 
 class SecurityAndLogMiddleware:
-    """Adds the security headers to every HTTP response and logs each request as JSON."""
+    """Adds the security headers to every HTTP response, turns an unexpected exception
+    into a JSON ``server_error`` (500), and logs each request as one JSON line (with
+    the error code of a refused request, and the type and place of a fault)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -103,10 +127,13 @@ class SecurityAndLogMiddleware:
             return
         started = time.perf_counter()
         status = 500
+        response_started = False
+        fault: dict[str, str] = {}
 
         async def send_with_headers(message: Message) -> None:
-            nonlocal status
+            nonlocal status, response_started
             if message["type"] == "http.response.start":
+                response_started = True
                 status = int(message["status"])
                 headers = MutableHeaders(scope=message)
                 for name, value in SECURITY_HEADERS:
@@ -116,19 +143,40 @@ class SecurityAndLogMiddleware:
 
         try:
             await self.app(scope, receive, send_with_headers)
+        except Exception as exc:  # logged below as one line; the client gets JSON
+            fault = fault_fields(exc)
+            scope[_ERROR_SCOPE_KEY] = "server_error"
+            if not response_started:
+                body = encode(error_message("server_error", FAULT_MESSAGE)).encode()
+                await send_with_headers(
+                    {
+                        "type": "http.response.start",
+                        "status": 500,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"cache-control", b"no-store"),
+                        ],
+                    }
+                )
+                await send_with_headers({"type": "http.response.body", "body": body})
         finally:
             path = str(scope.get("path", ""))
             # Card images and static files are not worth a line each.
             if not path.startswith(("/static/", "/cards/")) or status >= 400:
                 client = scope.get("client")
+                code = scope.get(_ERROR_SCOPE_KEY)
                 log_event(
                     log,
                     "request",
+                    logging.ERROR if fault else logging.INFO,
                     method=scope.get("method"),
                     path=path[:200],
                     status=status,
                     ms=round((time.perf_counter() - started) * 1000, 2),
                     client=client[0] if client else None,
+                    **({"code": code} if code else {}),
+                    **fault,
                 )
 
 
@@ -137,9 +185,25 @@ def _hub(request: Request | WebSocket) -> Hub:
     return hub
 
 
-def _error(exc: ProtocolError) -> JSONResponse:
+def _error(exc: ProtocolError, request: Request) -> JSONResponse:
+    """The JSON error response of ``exc``, with its HTTP status (the request log
+    line names the code)."""
+    request.scope[_ERROR_SCOPE_KEY] = exc.code
     status = _STATUS.get(exc.code, 400)
     return JSONResponse(exc.to_message(), status_code=status, headers={"cache-control": "no-store"})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (unknown path or method, body too large) as JSON."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    code = _HTTP_CODES.get(status, "server_error")
+    detail = exc.detail if isinstance(exc, HTTPException) else ""
+    message = ERROR_CODES[code] if code == "server_error" else f"{detail or ERROR_CODES[code]}"
+    response = _error(ProtocolError(code, message), request)
+    response.status_code = status
+    if isinstance(exc, HTTPException) and exc.headers:
+        response.headers.update(exc.headers)
+    return response
 
 
 def _ok(data: Any) -> JSONResponse:
@@ -160,10 +224,7 @@ async def _json_body(request: Request, limit: int = MAX_BODY_BYTES) -> Any:
         if size > limit:
             raise ProtocolError("too_large", f"the body is larger than {limit} bytes")
         chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks))
-    except (ValueError, RecursionError):
-        raise ProtocolError("bad_json", "the body is not valid JSON") from None
+    return decode_json(b"".join(chunks), "the body")
 
 
 def _client(request: Request) -> str:
@@ -198,11 +259,35 @@ async def healthz(request: Request) -> Response:
     return JSONResponse(data, status_code=200 if ok else 503, headers={"cache-control": "no-store"})
 
 
+_GAUGES: Final[dict[str, tuple[str, str]]] = {
+    "rooms": ("rooms", "games in memory"),
+    "connections": ("connections", "open WebSocket connections"),
+    "unauthenticated": ("connections_unauthenticated", "open connections without hello yet"),
+    "max_per_address": (
+        "connections_max_per_address",
+        "open connections of the client address with the most",
+    ),
+    "addresses": ("connection_addresses", "client addresses with an open connection"),
+    "in_games": ("connections_in_games", "connections that said hello (players, spectators)"),
+    "inflight": ("inflight_writes", "actions being stored"),
+}
+
+
 async def metrics(request: Request) -> Response:
+    """Prometheus text format; JSON (the latency, counters and health) for
+    ``Accept: application/json``."""
     hub = _hub(request)
-    data = hub.metrics.snapshot()
-    data.update(hub.health())
-    return _ok(data)
+    health = hub.health()
+    if "application/json" in request.headers.get("accept", ""):
+        data = hub.metrics.snapshot()
+        data.update(health)
+        return _ok(data)
+    gauges = {name: (float(health[key]), text) for key, (name, text) in _GAUGES.items()}
+    return Response(
+        hub.metrics.prometheus(gauges),
+        media_type="text/plain; version=0.0.4",
+        headers={"cache-control": "no-store"},
+    )
 
 
 async def api_config(request: Request) -> Response:
@@ -238,7 +323,9 @@ async def api_config(request: Request) -> Response:
 async def api_rules(request: Request) -> Response:
     name = request.path_params["name"]
     if name not in PRESET_NAMES:
-        return _error(ProtocolError("rules", f"unknown preset: allowed {', '.join(PRESET_NAMES)}"))
+        return _error(
+            ProtocolError("rules", f"unknown preset: allowed {', '.join(PRESET_NAMES)}"), request
+        )
     rules = get_rules(name)
     return JSONResponse(
         {"rules": rules.to_dict(), "toml": rules.to_toml(), "yaku_points": rules.yaku_points()}
@@ -249,7 +336,7 @@ async def card_svg(request: Request) -> Response:
     name = str(request.path_params["name"])
     text = catalog.sprite_sheet() if name == "sprite" else catalog.card_image(name, 100)
     if text is None:
-        return Response("no such card", status_code=404, media_type="text/plain")
+        return _error(ProtocolError("not_found", "no such card"), request)
     return Response(
         text,
         media_type="image/svg+xml",
@@ -268,9 +355,9 @@ async def api_new_game(request: Request) -> Response:
     try:
         _rate(request, "create")
         req = parse_new_game(await _json_body(request), allow_seed=hub.config.allow_seed)
-        return _ok(await hub.create_game(req))
+        return _ok(await hub.create_game(req, _client(request)))
     except ProtocolError as exc:
-        return _error(exc)
+        return _error(exc, request)
 
 
 async def api_join(request: Request) -> Response:
@@ -279,7 +366,7 @@ async def api_join(request: Request) -> Response:
         req = parse_join(await _json_body(request))
         return _ok(await _hub(request).join(req))
     except ProtocolError as exc:
-        return _error(exc)
+        return _error(exc, request)
 
 
 async def api_record(request: Request) -> Response:
@@ -289,7 +376,7 @@ async def api_record(request: Request) -> Response:
         req = parse_token_request(await _json_body(request))
         text = await _hub(request).record(game_id, req.token)
     except ProtocolError as exc:
-        return _error(exc)
+        return _error(exc, request)
     return Response(
         text,
         media_type="application/json",
@@ -307,7 +394,7 @@ async def api_game_replay(request: Request) -> Response:
         req = parse_token_request(await _json_body(request))
         return _ok(await _hub(request).replay(game_id, req.token))
     except ProtocolError as exc:
-        return _error(exc)
+        return _error(exc, request)
 
 
 async def api_replay_upload(request: Request) -> Response:
@@ -321,7 +408,7 @@ async def api_replay_upload(request: Request) -> Response:
         except KoiKoiError as exc:
             raise ProtocolError("bad_record", str(exc)) from None
     except ProtocolError as exc:
-        return _error(exc)
+        return _error(exc, request)
     return _ok(data)
 
 
@@ -350,7 +437,7 @@ async def api_score(request: Request) -> Response:
             opponent_koikoi=req.opponent_koikoi,
         )
     except ProtocolError as exc:
-        return _error(exc)
+        return _error(exc, request)
     return _ok(
         {
             "type": "score",
@@ -379,64 +466,119 @@ async def _sender(websocket: WebSocket, conn: Connection, hub: Hub) -> None:
     while True:
         item = await conn.outbox.get()
         if item is CLOSE:
+            code = conn.close_code or (1012 if hub.closing else 1013)
             with contextlib.suppress(Exception):
-                await websocket.close(code=1013 if not hub.closing else 1012)
+                await websocket.close(code=code, reason=conn.close_reason)
             return
         if not isinstance(item, tuple):  # pragma: no cover - only tuples and CLOSE are queued
             continue
         text: str = item[0]
         t0: float | None = item[1]
-        await websocket.send_text(text)
+        try:
+            await websocket.send_text(text)
+        except (WebSocketDisconnect, OSError, RuntimeError):
+            return  # the client is gone: the receiving side sees it too
+        except Exception as exc:
+            # A message that cannot be sent: close rather than stay open and mute.
+            hub.metrics.count("send_failures")
+            log_event(log, "send failed", logging.ERROR, conn=conn.id, **fault_fields(exc))
+            hub.detach(conn)  # the other seat sees this one leave
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1011, reason="the server could not send a message")
+            return
         if t0 is not None:
             hub.metrics.latency(time.perf_counter() - t0)
 
 
+def _refuse_frame(hub: Hub, conn: Connection, code: int, reason: str, why: str) -> None:
+    hub.metrics.count(f"closed_{why}")
+    log_event(log, "connection closed", logging.WARNING, conn=conn.id, client=conn.peer, why=why)
+    conn.close(code, reason)
+
+
+async def _receive(websocket: WebSocket, conn: Connection, hub: Hub) -> None:
+    """Read frames until the client leaves or the connection is closed."""
+    config = hub.config
+    deadline = time.monotonic() + config.hello_timeout
+    while not conn.closed:
+        if conn.live is None:
+            try:
+                message = await asyncio.wait_for(
+                    websocket.receive(), max(0.0, deadline - time.monotonic())
+                )
+            except TimeoutError:
+                reason = f"no hello within {config.hello_timeout:g} s"
+                _refuse_frame(hub, conn, 4408, reason, "hello_timeout")
+                return
+        else:
+            message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        t0 = time.perf_counter()
+        frame: str | None = message.get("text")
+        if frame is None:
+            reason = "binary frames are not accepted: send JSON text frames"
+            _refuse_frame(hub, conn, 1003, reason, "binary_frame")
+            return
+        if not conn.bucket.take():
+            conn.rate_violations += 1
+            hub.metrics.count("rate_limited")
+            conn.send(error_message("rate_limited", ERROR_CODES["rate_limited"]))
+            if conn.rate_violations >= config.max_rate_violations:
+                _refuse_frame(hub, conn, 1013, "too many rate-limited messages", "rate_limited")
+            continue
+        try:
+            msg = parse_client_message(frame)
+        except ProtocolError as exc:
+            hub.metrics.count("errors")
+            log_event(log, "message refused", conn=conn.id, code=exc.code)
+            conn.send(exc.to_message())
+            continue
+        try:
+            await hub.handle(conn, msg, t0)
+        except ProtocolError as exc:
+            hub.metrics.count("errors")
+            conn.send(exc.to_message())
+        except Exception as exc:
+            hub.metrics.count("faults")
+            log_event(log, "message failed", logging.ERROR, conn=conn.id, **fault_fields(exc))
+            conn.send(error_message("server_error", FAULT_MESSAGE, ref=msg.ref))
+
+
 async def ws_endpoint(websocket: WebSocket) -> None:
     hub = _hub(websocket)
+    client = websocket.client
+    peer = client[0] if client else ""
     if not _same_origin(websocket):
+        hub.metrics.count("connections_refused")
+        log_event(log, "connection refused", logging.WARNING, client=peer, reason="cross-origin")
         await websocket.close(code=1008, reason="cross-origin WebSocket refused")
         return
-    await websocket.accept()
-    client = websocket.client
-    conn = Connection(hub.config, peer=client[0] if client else "")
-    sender = asyncio.create_task(_sender(websocket, conn, hub))
-    hub.metrics.count("connections")
     try:
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            t0 = time.perf_counter()
-            frame: str | bytes | None = message.get("text")
-            if frame is None:
-                frame = message.get("bytes") or b""
-            if not conn.bucket.take():
-                conn.rate_violations += 1
-                hub.metrics.count("rate_limited")
-                conn.send(
-                    {
-                        "type": "error",
-                        "code": "rate_limited",
-                        "message": ERROR_CODES["rate_limited"],
-                    }
-                )
-                if conn.rate_violations >= hub.config.max_rate_violations:
-                    conn.close()
-                continue
-            try:
-                msg = parse_client_message(frame)
-                await hub.handle(conn, msg, t0)
-            except ProtocolError as exc:
-                hub.metrics.count("errors")
-                conn.send(exc.to_message())
+        conn = hub.connect(peer)
+    except ConnectionRefused as exc:
+        with contextlib.suppress(Exception):
+            await websocket.accept()
+            await websocket.close(code=exc.code, reason=exc.reason)
+        return
+    sender: asyncio.Task[None] | None = None
+    try:
+        await websocket.accept()
+        sender = asyncio.create_task(_sender(websocket, conn, hub))
+        await _receive(websocket, conn, hub)
     except WebSocketDisconnect:
         pass
+    except Exception as exc:
+        hub.metrics.count("faults")
+        log_event(log, "connection failed", logging.ERROR, conn=conn.id, **fault_fields(exc))
+        conn.close(1011, "unexpected server fault")
     finally:
         hub.detach(conn)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(sender, timeout=2)
-        if not sender.done():
-            sender.cancel()
+        if sender is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, timeout=2)
+            if not sender.done():
+                sender.cancel()
 
 
 # ------------------------------------------------------------------ app
@@ -454,14 +596,16 @@ def create_app(
         database_url: SQLAlchemy URL (default: :func:`~.storage.default_database_url`,
             a SQLite file); ``postgresql://`` URLs use psycopg 3.
         storage: an existing storage (overrides ``database_url``).
-        config: limits and switches (:class:`~.hub.ServerConfig`).
+        config: limits and switches (:class:`~.hub.ServerConfig`); default:
+            :meth:`ServerConfig.from_env() <.hub.ServerConfig.from_env>`, the defaults
+            with the ``KOIKOI_<LIMIT>`` environment variables.
     """
     url = database_url or default_database_url()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = storage if storage is not None else Storage(url)
-        hub = Hub(store, config)
+        hub = Hub(store, config if config is not None else ServerConfig.from_env())
         app.state.hub = hub
         await hub.start()
         try:
@@ -490,6 +634,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[Middleware(SecurityAndLogMiddleware)],
+        exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
         max_body_size=MAX_RECORD_BYTES,
     )

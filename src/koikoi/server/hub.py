@@ -9,17 +9,24 @@ group commit), apply it with the engine, then queue each connection's own
 nothing and answers ``server_error``.
 
 Connections are transport-neutral: a :class:`Connection` is an outbox of JSON
-texts that the WebSocket endpoint (``app.py``) drains.
+texts that the WebSocket endpoint (``app.py``) drains. The hub admits them
+(:meth:`Hub.connect`: caps per client address, on connections that have not
+said ``hello`` yet, and in all) and counts them for ``/healthz`` and
+``/metrics``. A storage call that fails answers ``server_error``; a finished
+game leaves memory shortly after its last client (it is reloaded from storage
+on demand).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import logging
+import os
 import secrets
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, cast
 
@@ -62,6 +69,7 @@ from koikoi.server.storage import NewGame, SeatData, Storage
 __all__ = [
     "ActionWriter",
     "Connection",
+    "ConnectionRefused",
     "Hub",
     "LiveRoom",
     "Metrics",
@@ -104,6 +112,72 @@ class ServerConfig:
     """Unknown tokens on one connection before it is closed."""
     max_rate_violations: int = 100
     """Rate-limited messages on one connection before it is closed."""
+    max_connections: int = 10_000
+    """Open WebSocket connections in all; more are refused (close code 1013)."""
+    max_connections_per_address: int = 64
+    """Open WebSocket connections from one client address; more are refused (1013)."""
+    max_unauthenticated_per_address: int = 16
+    """Connections from one client address that have not said ``hello`` yet (1013)."""
+    hello_timeout: float = 10.0
+    """Seconds a connection has to say ``hello``; then it is closed (close code 4408)."""
+    max_ai_games_per_address: int = 8
+    """Unfinished games against the AI that one client address may have in memory at
+    once; one more is ``rate_limited``."""
+    finished_grace: float = 60.0
+    """Seconds a finished game stays in memory after its last activity when no client
+    is connected (it is reloaded from storage for late spectators and records)."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ServerConfig:
+        """The defaults, then the ``KOIKOI_<FIELD>`` variables of :data:`ENV_FIELDS`
+        (``KOIKOI_HELLO_TIMEOUT=5``), then ``overrides``.
+
+        >>> ServerConfig.from_env({"KOIKOI_HELLO_TIMEOUT": "2.5"}).hello_timeout
+        2.5
+
+        Raises:
+            ValueError: a variable that is not a positive number, naming it.
+        """
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        kinds = {f.name: f.type for f in dataclasses.fields(cls)}
+        for name in ENV_FIELDS:
+            var = f"KOIKOI_{name.upper()}"
+            text = env.get(var)
+            if text is None or not text.strip():
+                continue
+            kind = int if kinds[name] in (int, "int") else float
+            try:
+                value = kind(text)
+            except ValueError:
+                value = -1
+            if not value > 0:
+                raise ValueError(f"{var} must be a positive {kind.__name__}, not {text!r}")
+            values[name] = value
+        values.update(overrides)
+        return cls(**values)
+
+
+ENV_FIELDS: Final = (
+    "max_connections",
+    "max_connections_per_address",
+    "max_unauthenticated_per_address",
+    "hello_timeout",
+    "max_ai_games_per_address",
+    "finished_grace",
+    "idle_seconds",
+    "max_rooms",
+)
+"""The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
+
+
+class ConnectionRefused(Exception):
+    """:meth:`Hub.connect` refuses a connection: ``code`` and ``reason`` to close it with."""
+
+    def __init__(self, reason: str, code: int = 1013) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
 
 
 class TokenBucket:
@@ -132,11 +206,16 @@ class Metrics:
 
     def __init__(self, keep: int = 200_000) -> None:
         self.latencies: collections.deque[float] = collections.deque(maxlen=keep)
+        """The latest latencies (the quantiles are over these)."""
+        self.latency_count = 0
+        self.latency_sum = 0.0
         self.counters: collections.Counter[str] = collections.Counter()
         self.started = time.time()
 
     def latency(self, seconds: float) -> None:
         self.latencies.append(seconds)
+        self.latency_count += 1
+        self.latency_sum += seconds
 
     def count(self, name: str, n: int = 1) -> None:
         self.counters[name] += n
@@ -163,6 +242,39 @@ class Metrics:
             "counters": dict(self.counters),
         }
 
+    def prometheus(self, gauges: Mapping[str, tuple[float, str]]) -> str:
+        """The metrics in Prometheus' text format (version 0.0.4): ``gauges`` (name ->
+        (value, help), each ``koikoi_<name>``), the counters as
+        ``koikoi_events_total{event=...}``, the action latency as a summary, uptime and
+        CPU time."""
+        lines: list[str] = []
+
+        def family(name: str, kind: str, help_text: str) -> None:
+            lines.append(f"# HELP {name} {help_text}")
+            lines.append(f"# TYPE {name} {kind}")
+
+        for key, (value, help_text) in gauges.items():
+            name = f"koikoi_{key}"
+            family(name, "gauge", help_text)
+            lines.append(f"{name} {value:g}")
+        family("koikoi_events_total", "counter", "things that happened, by event")
+        for key in sorted(self.counters):
+            lines.append(f'koikoi_events_total{{event="{key}"}} {self.counters[key]}')
+        name = "koikoi_action_latency_seconds"
+        family(name, "summary", "receive to acknowledgement sent, per accepted action")
+        data = sorted(self.latencies)
+        for q in (0.5, 0.95, 0.99):
+            if data:
+                k = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
+                lines.append(f'{name}{{quantile="{q:g}"}} {data[k]:.6f}')
+        lines.append(f"{name}_sum {self.latency_sum:.6f}")
+        lines.append(f"{name}_count {self.latency_count}")
+        family("koikoi_uptime_seconds", "gauge", "seconds since the server started")
+        lines.append(f"koikoi_uptime_seconds {time.time() - self.started:.1f}")
+        family("koikoi_process_cpu_seconds_total", "counter", "CPU time of the process")
+        lines.append(f"koikoi_process_cpu_seconds_total {time.process_time():.3f}")
+        return "\n".join(lines) + "\n"
+
 
 class Connection:
     """One client connection: its seat, its rate limit, its outbox of JSON texts."""
@@ -170,6 +282,8 @@ class Connection:
     def __init__(self, config: ServerConfig, peer: str = "") -> None:
         self.id = secrets.token_hex(4)
         self.peer = peer
+        """The client address (connection caps count per address)."""
+        self.opened = time.monotonic()
         self.live: LiveRoom | None = None
         self.seat: int | None = None
         self.cursor = 0
@@ -178,6 +292,9 @@ class Connection:
         self.outbox: asyncio.Queue[tuple[str, float | None] | object] = asyncio.Queue()
         self.limit = config.outbox_limit
         self.closed = False
+        self.close_code: int | None = None
+        self.close_reason = ""
+        self.detached = False
         self.unknown_tokens = 0
         self.rate_violations = 0
         self.hint_task: asyncio.Task[None] | None = None
@@ -187,16 +304,20 @@ class Connection:
         if self.closed:
             return
         if self.outbox.qsize() >= self.limit:
-            self.close()
+            self.close(reason="too many messages waiting to be sent; reconnect")
             return
         self.outbox.put_nowait((text, t0))
 
     def send(self, message: dict[str, Any], t0: float | None = None) -> None:
         self.push(encode(message), t0)
 
-    def close(self) -> None:
+    def close(self, code: int | None = None, reason: str = "") -> None:
+        """Close after the queued messages, with ``code`` and ``reason`` (default 1013,
+        or 1012 while the server stops)."""
         if not self.closed:
             self.closed = True
+            self.close_code = code
+            self.close_reason = reason
             self.outbox.put_nowait(CLOSE)
 
 
@@ -212,6 +333,9 @@ class LiveRoom:
     """Loading what the AI needs before its first move (the kernel, the equity table)."""
     last_active: float = field(default_factory=time.monotonic)
     finished_stored: bool = False
+    owner: str | None = None
+    """The address that created an AI game while it counts against
+    :attr:`ServerConfig.max_ai_games_per_address`."""
 
 
 class ActionWriter:
@@ -295,6 +419,12 @@ class Hub:
         self._tokens: dict[str, tuple[str, int | None]] = {}
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
         self._http_buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+        self.connections: set[Connection] = set()
+        """Every open connection, with or without hello."""
+        self._per_address: collections.Counter[str] = collections.Counter()
+        self._unauthenticated: collections.Counter[str] = collections.Counter()
+        self._ai_games: dict[str, set[str]] = {}
+        """Client address -> its unfinished AI games in memory."""
         self._db_limiter = anyio.CapacityLimiter(4 if storage.is_sqlite else 8)
         self._ai_limiter = anyio.CapacityLimiter(4)
         self.writer = ActionWriter(storage, self.metrics)
@@ -398,7 +528,22 @@ class Hub:
         log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
-        return await anyio.to_thread.run_sync(fn, *args, limiter=self._db_limiter)
+        """Call storage in a worker thread; a failure is logged (one line, the error's
+        type only: SQL errors quote parameters) and answers ``server_error``."""
+        try:
+            return await anyio.to_thread.run_sync(fn, *args, limiter=self._db_limiter)
+        except Exception as exc:
+            self.metrics.count("database_errors")
+            log_event(
+                log,
+                "database error",
+                logging.ERROR,
+                op=getattr(fn, "__name__", "?"),
+                error=type(exc).__name__,
+            )
+            raise ProtocolError(
+                "server_error", "the database is not answering; try again in a moment"
+            ) from None
 
     async def _guarded(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` to completion even if the caller is cancelled (writes finish).
@@ -443,10 +588,13 @@ class Hub:
                 rules = rules.replace(game__rounds=req.rounds)
         except RulesError as exc:
             raise ProtocolError("rules", str(exc)) from None
+        except RecursionError:  # the request's depth check makes this unreachable
+            raise ProtocolError("rules", "the house rules nest too deeply") from None
         return rules
 
-    async def create_game(self, req: NewGameRequest) -> dict[str, Any]:
-        """Create a game; returns the creator's seat token (and invite and watch tokens)."""
+    async def create_game(self, req: NewGameRequest, client: str = "") -> dict[str, Any]:
+        """Create a game for the client at address ``client``; returns the creator's
+        seat token (and invite and watch tokens)."""
         if self._closing:
             raise ProtocolError("server_error", "the server is shutting down")
         rules = self._rules(req)
@@ -458,6 +606,14 @@ class Hub:
                     "bad_field",
                     f"agent {agent!r} is not available on this server: "
                     f"available {', '.join(self.available_agents)}",
+                )
+            cap = self.config.max_ai_games_per_address
+            if len(self._ai_games.get(client, ())) >= cap:
+                self.metrics.count("ai_games_refused")
+                raise ProtocolError(
+                    "rate_limited",
+                    f"this address already has {cap} unfinished games against the AI "
+                    "on this server: finish one or try again later",
                 )
         seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
         game_id = new_game_id()
@@ -496,6 +652,9 @@ class Hub:
             ),
         )
         live = LiveRoom(room)
+        if agent is not None:
+            live.owner = client
+            self._ai_games.setdefault(client, set()).add(game_id)
         self._register(live)
         self.metrics.count("games_created")
         log_event(
@@ -543,9 +702,20 @@ class Hub:
                 live.preload_task = self._preload(room.agent(i), room.rules, game=room.id)
         self._tokens[room.watch_hash] = (room.id, None)
 
+    def _release_ai_slot(self, live: LiveRoom) -> None:
+        """The game stops counting against its creator's address."""
+        owner, live.owner = live.owner, None
+        games = self._ai_games.get(owner) if owner is not None else None
+        if games is not None:
+            games.discard(live.room.id)
+            if not games:
+                del self._ai_games[owner]  # type: ignore[arg-type]
+
     def _unregister(self, live: LiveRoom) -> None:
         room = live.room
-        self.rooms.pop(room.id, None)
+        self._release_ai_slot(live)
+        if self.rooms.get(room.id) is live:
+            self.rooms.pop(room.id, None)
         for seat in room.seats:
             if seat.token_hash is not None:
                 self._tokens.pop(seat.token_hash, None)
@@ -638,6 +808,51 @@ class Hub:
 
     # ------------------------------------------------------- connections
 
+    def connect(self, peer: str) -> Connection:
+        """Admit a new connection from address ``peer`` (not yet authenticated).
+
+        Raises:
+            ConnectionRefused: the server, the address, or the address's connections
+                without hello are at their cap (close code 1013).
+        """
+        cfg = self.config
+        refusal = None
+        if self._closing:
+            refusal = ConnectionRefused("the server is restarting", 1012)
+        elif len(self.connections) >= cfg.max_connections:
+            refusal = ConnectionRefused("the server is full; try again later")
+        elif self._per_address[peer] >= cfg.max_connections_per_address:
+            refusal = ConnectionRefused(
+                f"too many connections from this address (at most "
+                f"{cfg.max_connections_per_address})"
+            )
+        elif self._unauthenticated[peer] >= cfg.max_unauthenticated_per_address:
+            refusal = ConnectionRefused(
+                f"too many connections without hello from this address (at most "
+                f"{cfg.max_unauthenticated_per_address})"
+            )
+        if refusal is not None:
+            self.metrics.count("connections_refused")
+            log_event(
+                log, "connection refused", logging.WARNING, client=peer, reason=refusal.reason
+            )
+            raise refusal
+        conn = Connection(cfg, peer)
+        self.connections.add(conn)
+        self._per_address[peer] += 1
+        self._unauthenticated[peer] += 1
+        self.metrics.count("connections")
+        return conn
+
+    def _authenticated(self, conn: Connection) -> None:
+        self._decrement(self._unauthenticated, conn.peer)
+
+    @staticmethod
+    def _decrement(counter: collections.Counter[str], key: str) -> None:
+        counter[key] -= 1
+        if counter[key] <= 0:
+            del counter[key]
+
     async def handle(self, conn: Connection, msg: ClientMessage, t0: float) -> None:
         """Dispatch one validated client message."""
         if isinstance(msg, Ping):
@@ -661,15 +876,19 @@ class Hub:
         try:
             live, seat = await self.locate(msg.token)
         except ProtocolError as exc:
-            conn.unknown_tokens += 1
-            if conn.unknown_tokens >= self.config.max_unknown_tokens:
-                conn.send(exc.to_message())
-                conn.close()
             exc.ref = msg.ref
+            if exc.code == "unknown_token":
+                conn.unknown_tokens += 1
+                if conn.unknown_tokens >= self.config.max_unknown_tokens:
+                    conn.send(exc.to_message())
+                    conn.close(reason="too many unknown tokens")
             raise
+        if conn.closed:  # closed while the token was looked up (deadline, shutdown)
+            return
         async with live.lock:
             room = live.room
             conn.live, conn.seat = live, seat
+            self._authenticated(conn)
             live.conns.add(conn)
             live.last_active = time.monotonic()
             conn.send(room.welcome(seat))
@@ -688,9 +907,17 @@ class Hub:
         self._kick_ai(live)
 
     def detach(self, conn: Connection) -> None:
-        """Forget a closed connection."""
+        """Forget a closed connection (once; a second call does nothing)."""
+        if conn.detached:
+            return
+        conn.detached = True
         live = conn.live
         conn.close()
+        if conn in self.connections:
+            self.connections.discard(conn)
+            self._decrement(self._per_address, conn.peer)
+            if live is None:
+                self._decrement(self._unauthenticated, conn.peer)
         if conn.hint_task is not None and not conn.hint_task.done():
             conn.hint_task.cancel()
         if live is None:
@@ -748,7 +975,7 @@ class Hub:
                 self._unregister(live)
                 for c in list(live.conns):
                     c.send({"type": "error", "code": "server_error", "message": "reconnect"})
-                    c.close()
+                    c.close(reason="the game must be reloaded; reconnect")
                 raise ProtocolError(
                     "server_error", "the action could not be stored; it was not played"
                 ) from None
@@ -757,6 +984,7 @@ class Hub:
             self.metrics.count("actions")
             self._broadcast(live, ack_conn=conn, ack=seq, t0=t0)
             if room.is_over:
+                self._release_ai_slot(live)
                 await self._store_finished(live)
 
     def _broadcast(
@@ -815,8 +1043,8 @@ class Hub:
                 list(room.match.scores),
                 room.match.winner,
             )
-        except Exception as exc:  # the actions are stored: the record can be rebuilt
-            log_event(log, "record store failed", logging.ERROR, game=room.id, error=repr(exc))
+        except ProtocolError:  # the actions are stored: the record can be rebuilt
+            log_event(log, "record not stored", logging.WARNING, game=room.id)
             return
         live.finished_stored = True
         self.metrics.count("games_finished")
@@ -965,15 +1193,19 @@ class Hub:
     # ------------------------------------------------------------ upkeep
 
     async def _janitor_loop(self) -> None:
+        interval = min(30.0, max(0.05, self.config.finished_grace / 2))
         while True:
-            await asyncio.sleep(30)
+            await asyncio.sleep(interval)
             self.evict_idle()
 
     def evict_idle(self, now: float | None = None) -> int:
-        """Drop rooms nobody uses from memory (they stay in storage). Returns how many."""
+        """Drop rooms nobody uses from memory (they stay in storage): idle ones, finished
+        ones after :attr:`ServerConfig.finished_grace`, the oldest beyond
+        :attr:`ServerConfig.max_rooms`. Returns how many."""
         now = time.monotonic() if now is None else now
         dropped = 0
         idle = self.config.idle_seconds
+        grace = self.config.finished_grace
         over_capacity = len(self.rooms) - self.config.max_rooms
         by_age = sorted(self.rooms.values(), key=lambda lr: lr.last_active)
         for live in by_age:
@@ -984,17 +1216,30 @@ class Hub:
             )
             if busy:
                 continue
-            if now - live.last_active > idle or over_capacity > 0:
+            quiet = now - live.last_active
+            finished = live.finished_stored and live.room.is_over and quiet >= grace
+            if quiet > idle or finished or over_capacity > 0:
                 self._unregister(live)
                 dropped += 1
                 over_capacity -= 1
         return dropped
 
+    def connection_counts(self) -> dict[str, int]:
+        """Open connections: ``connections`` (all), ``unauthenticated`` (no hello yet),
+        ``max_per_address`` (the busiest address), ``addresses``, ``in_games``."""
+        return {
+            "connections": len(self.connections),
+            "unauthenticated": sum(self._unauthenticated.values()),
+            "max_per_address": max(self._per_address.values(), default=0),
+            "addresses": len(self._per_address),
+            "in_games": sum(len(r.conns) for r in self.rooms.values()),
+        }
+
     def health(self) -> dict[str, Any]:
         return {
             "status": "ok" if not self._closing else "stopping",
             "rooms": len(self.rooms),
-            "connections": sum(len(r.conns) for r in self.rooms.values()),
+            **self.connection_counts(),
             "inflight": self._inflight,
             "agents": list(self.available_agents),
         }

@@ -12,9 +12,10 @@ import json
 import logging
 import sys
 import time
+from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["JsonFormatter", "configure_logging", "log_event"]
+__all__ = ["JsonFormatter", "configure_logging", "fault_fields", "log_event"]
 
 LOGGER_NAME: Final = "koikoi.server"
 _SECRET_WORDS: Final = ("token", "invite", "secret", "password")
@@ -60,3 +61,22 @@ def log_event(logger: logging.Logger, msg: str, level: int = logging.INFO, **fie
     """Log ``msg`` with structured ``fields``."""
     if logger.isEnabledFor(level):
         logger.log(level, msg, extra={"fields": fields})
+
+
+def fault_fields(exc: BaseException) -> dict[str, str]:
+    """What a log line says about an unexpected exception: its type and where it was
+    raised (``file.py:line``), never its message or traceback (either may quote input).
+
+    >>> try:
+    ...     {}["x"]
+    ... except KeyError as exc:
+    ...     fault_fields(exc)["error"]
+    'KeyError'
+    """
+    tb = exc.__traceback__
+    where = "?"
+    if tb is not None:
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        where = f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+    return {"error": type(exc).__name__, "where": where}

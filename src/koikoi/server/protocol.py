@@ -31,10 +31,12 @@ from koikoi.rules import PRESET_NAMES
 __all__ = [
     "AGENT_CHOICES",
     "CLIENT_TYPES",
+    "CLOSE_CODES",
     "ERROR_CODES",
     "LEGACY_AGENTS",
     "LEVEL_AGENTS",
     "MAX_HOUSE_RULES_CHARS",
+    "MAX_HOUSE_RULES_DEPTH",
     "MAX_MESSAGE_BYTES",
     "MODES",
     "PROTOCOL_VERSION",
@@ -48,6 +50,7 @@ __all__ = [
     "ProtocolError",
     "ScoreRequest",
     "TokenRequest",
+    "decode_json",
     "encode",
     "error_message",
     "parse_client_message",
@@ -55,6 +58,7 @@ __all__ = [
     "parse_new_game",
     "parse_score_request",
     "parse_token_request",
+    "toml_depth",
     "valid_token",
 ]
 
@@ -62,6 +66,8 @@ PROTOCOL_VERSION: Final = 1
 MAX_MESSAGE_BYTES: Final = 2048
 """Largest WebSocket frame a client may send; larger ones get ``too_large``."""
 MAX_HOUSE_RULES_CHARS: Final = 8000
+MAX_HOUSE_RULES_DEPTH: Final = 8
+"""Deepest nesting of arrays and inline tables in house rules (the presets use 1)."""
 MAX_NAME_CHARS: Final = 40
 MAX_REF_CHARS: Final = 64
 MODES: Final = ("ai", "friend")
@@ -74,7 +80,8 @@ AGENT_CHOICES: Final[tuple[str, ...]] = (*LEVEL_AGENTS, "level:8", *LEGACY_AGENT
 older names (never ``cmd:``: clients do not start programs)."""
 
 ERROR_CODES: Final[dict[str, str]] = {
-    "bad_json": "the frame is not a JSON object",
+    "bad_json": "the frame or body is not a JSON object, not UTF-8, has a lone UTF-16 "
+    "surrogate or repeats a key",
     "too_large": "the frame or body is larger than allowed",
     "unknown_type": "the type is missing or not one of the known message types",
     "missing_field": "a required field is absent",
@@ -92,12 +99,25 @@ ERROR_CODES: Final[dict[str, str]] = {
     "hint_unavailable": "no hint can be given now",
     "invite_used": "this invite link was already used",
     "rules": "the rules or house rules are not valid",
-    "not_found": "no such game",
+    "not_found": "no such game or page",
+    "method_not_allowed": "this path does not take this HTTP method",
     "not_finished": "the game is not finished yet",
     "bad_record": "the record cannot be read or replayed",
-    "server_error": "the server could not store the action; try again",
+    "server_error": "the server could not complete the request (its database is not "
+    "answering, it is stopping, or an unexpected fault); nothing was changed; try again",
 }
 """Every error code the server sends, with its meaning."""
+
+CLOSE_CODES: Final[dict[int, str]] = {
+    1003: "a binary frame: the protocol is JSON text frames",
+    1008: "a WebSocket from a foreign origin",
+    1011: "the server could not send a message (an unexpected fault; reconnect)",
+    1012: "the server is restarting; reconnect",
+    1013: "too many connections (from this address, without hello, or in all), too many "
+    "unknown tokens or rate-limited messages, or a connection too far behind; try again later",
+    4408: "no hello within the deadline after connecting",
+}
+"""Every WebSocket close code the server uses, with its meaning (the close reason says more)."""
 
 _TOKEN_RE: Final = re.compile(r"[A-Za-z0-9_-]{20,128}")
 _CARD_WORD_RE: Final = re.compile(r"[A-Za-z0-9]{1,20}")
@@ -131,6 +151,121 @@ def error_message(code: str, message: str, *, ref: str | int | None = None) -> d
 def encode(message: Mapping[str, Any]) -> str:
     """Compact JSON text of a message."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+def _shown_key(key: str) -> str:
+    return repr(key if len(key) <= 40 else key[:40] + "...")
+
+
+def _lone_surrogate_at(data: Any) -> str | None:
+    """Where (a path like ``players[1]``) the first string with a lone surrogate is."""
+    stack: list[tuple[Any, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            strings: list[tuple[str, str]] = [(value, path)]
+        elif isinstance(value, dict):
+            strings = []
+            for key, item in value.items():
+                where = f"{path}.{key}" if path else key
+                strings.append((key, where))
+                stack.append((item, where))
+        elif isinstance(value, list):
+            strings = []
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
+        else:
+            continue
+        for text, where in strings:
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    return where
+    return None
+
+
+def decode_json(raw: str | bytes, what: str = "message") -> Any:
+    """Parse JSON text strictly: UTF-8, no repeated key, no lone UTF-16 surrogate.
+
+    Python's :func:`json.loads` accepts ``{"a": 1, "a": 2}`` (the last wins) and
+    ``"\\ud800"`` (a string no UTF-8 text can hold); both are refused here, before
+    anything reads the value.
+
+    >>> decode_json('{"type": "ping"}')
+    {'type': 'ping'}
+    >>> try:
+    ...     decode_json('{"type": "act", "type": "ping"}')
+    ... except ProtocolError as exc:
+    ...     print(exc.code, "-", exc.message)
+    bad_json - message repeats the key 'type'
+
+    Raises:
+        ProtocolError: ``bad_json``, naming the repeated key or where the surrogate is.
+    """
+    try:
+        data = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKeyError as exc:
+        raise ProtocolError("bad_json", f"{what} repeats the key {_shown_key(exc.key)}") from None
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad_json", f"{what} is not valid JSON") from None
+    where = _lone_surrogate_at(data)
+    if where is not None:
+        shown = _shown_key(where) if where else "the value"
+        raise ProtocolError(
+            "bad_json", f"{what} has a lone UTF-16 surrogate (invalid Unicode) in {shown}"
+        )
+    return data
+
+
+def toml_depth(text: str) -> int:
+    """How deep arrays and inline tables nest in TOML text (strings and comments skipped).
+
+    >>> toml_depth('a = [[1], {b = [2]}]  # [[[')
+    3
+    """
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "\"'":
+            triple = text.startswith(c * 3, i)
+            quote = c * 3 if triple else c
+            j = i + len(quote)
+            while j < n:
+                if c == '"' and text[j] == "\\":
+                    j += 2
+                    continue
+                if text.startswith(quote, j) or (not triple and text[j] == "\n"):
+                    break
+                j += 1
+            i = j + len(quote)
+            continue
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return deepest
 
 
 def valid_token(value: object) -> bool:
@@ -204,7 +339,8 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
     """Validate one WebSocket frame from a client.
 
     Raises:
-        ProtocolError: ``too_large``, ``bad_json``, ``unknown_type``,
+        ProtocolError: ``too_large``, ``bad_json`` (also a repeated key or a lone
+            UTF-16 surrogate), ``unknown_type``,
             ``missing_field``, ``bad_field`` or ``unexpected_field``, naming
             the field and what is allowed.
     """
@@ -213,10 +349,7 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
         raise ProtocolError(
             "too_large", f"message of {size} bytes is too large: at most {MAX_MESSAGE_BYTES}"
         )
-    try:
-        data = json.loads(frame)
-    except (ValueError, RecursionError):
-        raise ProtocolError("bad_json", "message is not valid JSON") from None
+    data = decode_json(frame)
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "message must be a JSON object with a 'type'")
     ref = _ref(data)
@@ -354,6 +487,20 @@ def _name(data: Mapping[str, Any]) -> str:
     return " ".join(name.split())
 
 
+def _house_rules(data: Mapping[str, Any]) -> str | None:
+    house = _opt_str(data, "house_rules", MAX_HOUSE_RULES_CHARS)
+    if house is None or not house.strip():
+        return None
+    depth = toml_depth(house)
+    if depth > MAX_HOUSE_RULES_DEPTH:
+        raise ProtocolError(
+            "rules",
+            f"house rules nest arrays or inline tables {depth} deep: "
+            f"at most {MAX_HOUSE_RULES_DEPTH}",
+        )
+    return house
+
+
 def _preset(data: Mapping[str, Any]) -> str:
     rules = data.get("rules", "nintendo")
     if not isinstance(rules, str) or rules not in PRESET_NAMES:
@@ -368,7 +515,9 @@ def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
 
     Fields: ``mode`` ("ai" or "friend"), ``agent`` (AI mode: one of
     :data:`AGENT_CHOICES`, a level or an older name), ``rules`` (a preset name),
-    ``house_rules`` (TOML text, used instead of the preset when not blank),
+    ``house_rules`` (TOML text, used instead of the preset when not blank; at most
+    :data:`MAX_HOUSE_RULES_CHARS` characters, arrays and inline tables nested at
+    most :data:`MAX_HOUSE_RULES_DEPTH` deep),
     ``rounds`` (1..120), ``seat``
     (0 or 1, the creator's seat), ``name``, and ``seed`` (only when the server
     allows it, for tests).
@@ -392,9 +541,7 @@ def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
             )
     elif agent is not None:
         raise ProtocolError("bad_field", "agent is only for mode 'ai'")
-    house = _opt_str(data, "house_rules", MAX_HOUSE_RULES_CHARS)
-    if house is not None and not house.strip():
-        house = None
+    house = _house_rules(data)
     seed = _opt_int(data, "seed", 0, 2**62)
     if seed is not None and not allow_seed:
         raise ProtocolError("unexpected_field", "this server does not accept a seed")
@@ -464,10 +611,9 @@ def parse_score_request(body: object) -> ScoreRequest:
     opp = data.get("opponent_koikoi", False)
     if not isinstance(opp, bool):
         raise ProtocolError("bad_field", "opponent_koikoi must be true or false")
-    house = _opt_str(data, "house_rules", MAX_HOUSE_RULES_CHARS)
     return ScoreRequest(
         rules=_preset(data),
-        house_rules=house if house and house.strip() else None,
+        house_rules=_house_rules(data),
         cards=words,
         round_number=_opt_int(data, "round", 1, 120) or 1,
         koikoi_self=_opt_int(data, "koikoi_self", 0, 20) or 0,
