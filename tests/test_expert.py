@@ -77,11 +77,15 @@ def test_specs() -> None:
     assert make_agent("expert:iterations=10").name == "expert:iterations=10"
     assert make_agent("expert:iterations=10,net=0").name == "expert:iterations=10"
     assert make_agent("expert:net=1,blend=0.3,deals=8").name == "expert:net=1,blend=0.3,deals=8"
+    assert make_agent("expert:policy=yaku,prior=0.5").name == "expert:policy=yaku,prior=0.5"
     for bad, message in (
         ("expert:speed=1", "unknown parameter 'speed'"),
         ("expert:blend=2", "blend must be from 0 to 1"),
         ("expert:net=maybe", "net must be 1 or 0"),
         ("expert:deals=0", "deals must be 1 or more"),
+        ("expert:prior=-1", "prior must be from 0 to 10"),
+        ("expert:prior=x", "prior must be a number"),
+        ("expert:policy=smart", "unknown policy 'smart'"),
         ("expert:time=fast", "time must be a number"),
         ("expert:time=-1", "time must be a positive number"),
         ("level:9", "level must be 1 to 8"),
@@ -155,6 +159,28 @@ def test_the_network_moves_the_values() -> None:
     on = ExpertAgent(iterations=200, net=True, blend=1.0, net_deals=8).evaluate_detail(view, rng(1))
     assert on[STOP_ID].points == off[STOP_ID].points == 5.0  # a stop is exact either way
     assert on[KOIKOI_ID].points != off[KOIKOI_ID].points
+
+
+def test_a_strong_prior_follows_the_heuristic_card_play() -> None:
+    """With a heavy prior the expert plays the heuristic's card (when it has a clear best)."""
+    heuristic = make_agent("heuristic")
+    agent = ExpertAgent(iterations=50, prior=10.0, endgame=False)
+    plain = ExpertAgent(iterations=50, endgame=False)
+    same = differs = total = 0
+    for k, view in enumerate(_views(60)):
+        if KOIKOI_ID in view.legal_ids:
+            continue
+        values = heuristic.evaluate(view, None)  # type: ignore[call-arg]
+        ranked = sorted(values.values(), reverse=True)
+        if ranked[0] - ranked[1] < 1.0:
+            continue
+        best = max(values, key=values.__getitem__)
+        total += 1
+        same += agent.act(view, random.Random(k)) == best
+        differs += plain.act(view, random.Random(k)) != best
+    assert total >= 8
+    assert same >= total - 1
+    assert differs > 0  # without the prior the search has its own view
 
 
 def test_time_budget_is_restored_after_the_network() -> None:

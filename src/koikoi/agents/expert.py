@@ -50,6 +50,10 @@ EXPERT_ROLLOUTS: Final = 1
 DEFAULT_NET: Final = False
 """Whether ``expert`` blends in the value network by default (see docs/agents.md: the
 shipped network did not measure stronger, so it is an option, ``expert:net=1``)."""
+DEFAULT_POLICY: Final = "greedy"
+"""The expert's rollout policy (see :mod:`koikoi.agents.kernel`)."""
+DEFAULT_PRIOR: Final = 0.0
+"""Weight of the heuristic's card-play values added to the search's points (0: off)."""
 DEFAULT_BLEND: Final = 0.5
 """The value network's share of the expert's points estimate."""
 MAX_NET_DEALS: Final = 64
@@ -97,6 +101,8 @@ class ExpertAgent(MCTSAgent):
         blend: float = DEFAULT_BLEND,
         net_deals: int | None = None,
         endgame: bool = True,
+        policy: str = DEFAULT_POLICY,
+        prior: float = DEFAULT_PRIOR,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -106,7 +112,11 @@ class ExpertAgent(MCTSAgent):
             rollouts=EXPERT_ROLLOUTS,
             objective="match",
             infer=True,
+            policy=policy,
         )
+        if not 0.0 <= prior <= 10.0:
+            raise InvalidInputError(f"expert: prior must be from 0 to 10, not {prior!r}")
+        self.prior = prior
         if not 0.0 <= blend <= 1.0:
             raise InvalidInputError(f"expert: blend must be from 0 to 1, not {blend!r}")
         if net_deals is not None and net_deals < 1:
@@ -129,6 +139,10 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"deals={net_deals}")
         if not endgame:
             parts.append("endgame=0")
+        if policy != DEFAULT_POLICY:
+            parts.append(f"policy={policy}")
+        if prior != DEFAULT_PRIOR:
+            parts.append(f"prior={prior:g}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -206,10 +220,17 @@ class ExpertAgent(MCTSAgent):
         utility: MatchUtility | None,
     ) -> tuple[dict[int, float], dict[int, float]]:
         net = self._net
-        if net is None:
+        new_points = points
+        if net is not None:
+            lam = self.blend
+            new_points = {a: (1 - lam) * points[a] + lam * net[a] for a in points}
+        if self.prior > 0 and view.phase is not Phase.DECIDE and len(points) > 1:
+            # The heuristic's judgement of the card play, centred, as a correction.
+            h = _heuristic().evaluate(view)
+            mean = sum(h[a] for a in points) / len(points)
+            new_points = {a: new_points[a] + self.prior * (h[a] - mean) for a in points}
+        if new_points is points:
             return values, points
-        lam = self.blend
-        new_points = {a: (1 - lam) * points[a] + lam * net[a] for a in points}
         if utility is None:
             return new_points, new_points
         new_values = {}
@@ -218,6 +239,18 @@ class ExpertAgent(MCTSAgent):
             slope = (utility(d + SLOPE_STEP) - utility(d - SLOPE_STEP)) / (2 * SLOPE_STEP)
             new_values[a] = min(1.0, max(0.0, v + slope * (new_points[a] - d)))
         return new_values, new_points
+
+
+_HEURISTIC: list[Any] = []
+
+
+def _heuristic() -> Any:
+    """The shared heuristic player whose values serve as the prior."""
+    if not _HEURISTIC:
+        from koikoi.agents.heuristic import HeuristicAgent
+
+        _HEURISTIC.append(HeuristicAgent())
+    return _HEURISTIC[0]
 
 
 def _solve(rnd: Round, me: int, utility: Callable[[float], float]) -> tuple[float, float]:
@@ -274,7 +307,7 @@ def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -
 def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     """``expert``, ``expert:time=T``, ``expert:iterations=N`` (and ``net=0``,
     ``blend=B``, ``deals=K`` for experiments)."""
-    allowed = ("time", "iterations", "net", "blend", "deals", "endgame")
+    allowed = ("time", "iterations", "net", "blend", "deals", "endgame", "policy", "prior")
     for key in params:
         if key not in allowed:
             raise InvalidInputError(
@@ -304,6 +337,8 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         endgame=flags["endgame"],
         blend=DEFAULT_BLEND if blend is None else blend,
         net_deals=number("deals", int),
+        policy=params.get("policy", DEFAULT_POLICY).lower(),
+        prior=DEFAULT_PRIOR if number("prior", float) is None else number("prior", float),
     )
 
 
