@@ -259,16 +259,16 @@ def test_connection_flood_is_refused_and_the_server_stays_responsive(db_url: str
         assert health["connections"] == 0 and health["unauthenticated"] == 0
 
 
-def test_ai_games_per_address_are_capped_until_one_finishes(make_client: Any) -> None:
+def test_unfinished_ai_games_per_address_are_capped(make_client: Any) -> None:
     client = make_client(replace(FAST, max_ai_games_per_address=2))
-    finishing = play_ai_game(client, seed=5)  # finished: it no longer counts
+    finished = play_ai_game(client, seed=5)  # finished: it no longer counts
+    assert client.app.state.hub.rooms[finished["game"]].room.is_over
     for seed in (1, 2):
         new_game(client, mode="ai", agent="random", seed=seed)
     r = client.post("/api/games", json={"mode": "ai", "agent": "random"})
     data = assert_json_error(r, 429, "rate_limited")
     assert "2 unfinished games against the AI" in data["message"]
     new_game(client)  # friend games are not capped
-    assert finishing["game"]
     hub = client.app.state.hub
     for live in list(hub.rooms.values()):  # the AI games leave memory: their slots free
         if live.room.mode == "ai" and not live.room.is_over:

@@ -517,8 +517,8 @@ class Hub:
         for live in list(self.rooms.values()):
             if live.ai_task is not None and not live.ai_task.done():
                 live.ai_task.cancel()
-            for conn in list(live.conns):
-                conn.close()
+        for conn in list(self.connections):  # with or without hello
+            conn.close()
         with anyio.move_on_after(15):
             await self._idle.wait()
             if self._preloads:
@@ -714,8 +714,9 @@ class Hub:
     def _unregister(self, live: LiveRoom) -> None:
         room = live.room
         self._release_ai_slot(live)
-        if self.rooms.get(room.id) is live:
-            self.rooms.pop(room.id, None)
+        if self.rooms.get(room.id) is not live:
+            return  # already replaced by a reloaded copy, which keeps the tokens
+        del self.rooms[room.id]
         for seat in room.seats:
             if seat.token_hash is not None:
                 self._tokens.pop(seat.token_hash, None)
