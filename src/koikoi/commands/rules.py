@@ -4,6 +4,9 @@
 * ``koikoi rules show NAME|FILE`` — the complete TOML of a rule set (loadable again).
 * ``koikoi rules diff A B`` — the options that differ, as an aligned table.
 * ``koikoi rules check FILE`` — validate a house-rules file.
+* ``koikoi rules explain [KEY] [--rules NAME|FILE]`` — what an option does, its allowed
+  values, an example and its value in a rule set; without KEY, every option.
+* ``koikoi rules yaku [NAME|FILE]`` — the yaku of a rule set: names, points, what each needs.
 """
 
 from __future__ import annotations
@@ -31,6 +34,27 @@ def register(subparsers: Any) -> None:
     diff.add_argument("b", metavar="B", help="a preset name or a .toml file")
     check = sub.add_parser("check", help="validate a house-rules file")
     check.add_argument("file", metavar="FILE", help="a house-rules .toml file")
+    explain = sub.add_parser(
+        "explain",
+        help="what a rule option does: allowed values, an example, its value",
+        description="Explain a rule option (KEY as section.key or the bare key, e.g. "
+        "koikoi.bonus or bonus); without KEY, list every option.",
+    )
+    explain.add_argument("key", metavar="KEY", nargs="?", help="an option, e.g. koikoi.bonus")
+    explain.add_argument(
+        "--rules",
+        default="nintendo",
+        metavar="NAME|FILE",
+        help="show the option's value in this rule set (default nintendo)",
+    )
+    yaku = sub.add_parser("yaku", help="the yaku of a rule set with their points")
+    yaku.add_argument(
+        "rules",
+        metavar="NAME|FILE",
+        nargs="?",
+        default="nintendo",
+        help="a preset name or a .toml file (default nintendo)",
+    )
     parser.set_defaults(_rules_parser=parser)
 
 
@@ -45,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
         return _diff(args.a, args.b)
     if command == "check":
         return _check(args.file)
+    if command == "explain":
+        return _explain(args.key, args.rules)
+    if command == "yaku":
+        return _yaku(args.rules)
     args._rules_parser.print_help()
     return 2
 
@@ -116,4 +144,38 @@ def _check(path: str) -> int:
     extends = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("extends", "nintendo")
     n = len(diff_rules(get_rules(extends), rules))
     print(f"ok: {rules.name}, {_options_differ(n)} from {extends}")
+    return 0
+
+
+def _explain(key: str | None, source: str) -> int:
+    from koikoi.rules import load_rules
+    from koikoi.rules_help import OPTION_HELP, OPTION_KEYS, explain_option
+
+    rules = load_rules(source)
+    if key is None:
+        flat = rules.flat()
+        rows = [["option", rules.name, "what it does"]]
+        for k in OPTION_KEYS:
+            summary = OPTION_HELP[k].summary
+            first = summary.split(". ", 1)[0].rstrip(".") + "."
+            rows.append([k, format_value(flat[k]), first])
+        print("\n".join(_table(rows)))
+        print("koikoi rules explain KEY tells more about one option.")
+        return 0
+    print(explain_option(key, rules))
+    return 0
+
+
+def _yaku(source: str) -> int:
+    from koikoi.rules import load_rules
+    from koikoi.rules_help import yaku_rows
+
+    rules = load_rules(source)
+    # The Japanese names (double-width characters) go last, where they cannot misalign.
+    rows = [["yaku", "points", "needs", "japanese"]]
+    rows.extend(
+        [f"{r.english} ({r.name})", str(r.points), r.needs, r.japanese] for r in yaku_rows(rules)
+    )
+    print(f"Yaku of {rules.name}:")
+    print("\n".join(_table(rows)))
     return 0
