@@ -431,7 +431,7 @@ def yaku_needs(name: str, rules: Rules) -> str:
         extra = rules.yaku.extra
         text = text.format(extra=extra) if extra else text.split(" (", 1)[0]
     if name == "teshi" and rules.instant.teshi_collected:
-        text += ", or capture all 4 of the round's month"
+        text = "dealt 4 of a month, or capture the round's 4"
     return text
 
 

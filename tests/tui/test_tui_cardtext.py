@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.text import Text
 
 from koikoi.cards import ALL_CARDS, BRIGHTS, Card, Kind, parse_cards
@@ -104,11 +105,12 @@ def _contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-def test_august_cards_stand_out_from_the_table() -> None:
-    """Susuki chips were #262626 on the #1c1c1c-ish table: all but invisible."""
+@pytest.mark.parametrize("month", range(1, 13))
+def test_every_months_cards_stand_out_from_the_table(month: int) -> None:
+    """Susuki chips were #262626 and Iris chips #33399a (1.7:1) on the #1e1e1e table."""
     from koikoi.tui.app import KoiKoiApp
 
     surface = KoiKoiApp(records=None).get_css_variables()["surface"]
-    bg, fg = MONTH_COLOURS[7]
+    bg, fg = MONTH_COLOURS[month - 1]
     assert _contrast(bg, surface) >= 3.0  # a card's edge against the table (WCAG 1.4.11)
     assert _contrast(bg, fg) >= 4.5  # its text

@@ -53,20 +53,21 @@ __all__ = [
 CHIP_WIDTH: Final = 9
 CHIP_HEIGHT: Final = 3
 
-# (background, foreground) per month, after CARD-ART.md's motifs.
+# (background, foreground) per month, after CARD-ART.md's motifs. Every background has
+# at least 3:1 contrast with the table and 4.5:1 with its text (tests/tui check both).
 MONTH_COLOURS: Final[tuple[tuple[str, str], ...]] = (
-    ("#1d6b38", "#ffffff"),  # 1 pine: green boughs
-    ("#b3203c", "#ffffff"),  # 2 plum: red blossoms
+    ("#217b40", "#ffffff"),  # 1 pine: green boughs
+    ("#ce2545", "#ffffff"),  # 2 plum: red blossoms
     ("#f4b4c6", "#1a1a1a"),  # 3 cherry: pink blossoms
-    ("#74499f", "#ffffff"),  # 4 wisteria: purple
-    ("#33399a", "#ffffff"),  # 5 iris: indigo
-    ("#d63f6a", "#ffffff"),  # 6 peony: red-pink
-    ("#a2407f", "#ffffff"),  # 7 bush clover: magenta
+    ("#8457b2", "#ffffff"),  # 4 wisteria: purple
+    ("#5a61c8", "#ffffff"),  # 5 iris: indigo
+    ("#d33361", "#ffffff"),  # 6 peony: red-pink
+    ("#ae4588", "#ffffff"),  # 7 bush clover: magenta
     ("#6e6e6e", "#ffffff"),  # 8 susuki: grey hill under the moon, white grass
     ("#e6b422", "#1a1a1a"),  # 9 chrysanthemum: yellow
-    ("#d0521c", "#ffffff"),  # 10 maple: red-orange leaves
-    ("#4f6b53", "#ffffff"),  # 11 willow: grey-green strands
-    ("#9c7a3c", "#ffffff"),  # 12 paulownia: ochre leaves
+    ("#c44d1a", "#ffffff"),  # 10 maple: red-orange leaves
+    ("#557359", "#ffffff"),  # 11 willow: grey-green strands
+    ("#8d6e36", "#ffffff"),  # 12 paulownia: ochre leaves
 )
 
 MONTH_SHORT: Final[tuple[str, ...]] = (

@@ -37,6 +37,7 @@ __all__ = [
     "QuitDialog",
     "advice_lines",
     "bonus_note",
+    "match_after_stop",
     "points",
 ]
 
@@ -239,6 +240,35 @@ class KoiKoiFacts:
     opponent_score: int
     hand_counts: tuple[int, int]
     stock_count: int
+    round_number: int = 1
+    rounds: int = 0
+    """The match's rounds; 0: unknown (no word on the match)."""
+    match_scores: tuple[int, int] = (0, 0)
+    dealer: int = 0
+
+
+def match_after_stop(facts: KoiKoiFacts) -> str | None:
+    """What stopping now means for the match, when it ends the match: in the last round,
+    or when the payment would leave a player with nothing (``game.start_points``).
+
+    ``"Stopping now wins the match 39–35."``, ``"... loses the match 35–30 to AI."``,
+    ``"... ends the match in a draw, 30–30."``; None when the match goes on.
+    """
+    game = facts.rules.game
+    deltas = facts.stop.deltas
+    mine = facts.match_scores[0] + deltas[0]
+    theirs = facts.match_scores[1] + deltas[1]
+    bust = game.start_points > 0 and min(mine, theirs) <= 0
+    if not bust and (facts.rounds <= 0 or facts.round_number < facts.rounds):
+        return None
+    winner: int | None = None if mine == theirs else (0 if mine > theirs else 1)
+    if winner is None and game.match_tie == "dealer":
+        winner = facts.dealer
+    if winner is None:
+        return f"Stopping now ends the match in a draw, {mine}–{theirs}."
+    if winner == 0:
+        return f"Stopping now wins the match {mine}–{theirs}."
+    return f"Stopping now loses the match {theirs}–{mine} to {facts.opponent}."
 
 
 class KoiKoiDialog(ModalScreen[int]):
@@ -279,6 +309,9 @@ class KoiKoiDialog(ModalScreen[int]):
         text.append(f"Stop now and you score {points(f.stop.points)}", "bold green")
         steps = " · ".join(m.describe() for m in f.stop.multipliers)
         text.append(f" (base {f.stop.base}{' · ' + steps if steps else ''}).\n")
+        ending = match_after_stop(f)
+        if ending:
+            text.append(ending + "\n", "bold")
         if f.hand_counts[0] == 0:
             text.append(
                 "You have no cards left to play: koi-koi cannot add to your yaku, "

@@ -468,6 +468,10 @@ class GameScreen(Screen[None]):
             opponent_score=view.round_scores[OPPONENT],
             hand_counts=view.hand_counts,
             stock_count=view.stock_count,
+            round_number=view.round_number,
+            rounds=view.rounds,
+            match_scores=view.match_scores,
+            dealer=view.dealer,
         )
 
     async def _decide(self) -> int:

@@ -23,7 +23,7 @@ from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
 from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
-from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
+from koikoi.rules_help import yaku_rows
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
 from koikoi.tui.progress import YAKU_LABELS, YakuProgress, yaku_progress
@@ -66,26 +66,6 @@ PACE_CHOICES: Final[tuple[tuple[float, str], ...]] = (
     (1.5, "Slow"),
 )
 DEFAULT_PACE: Final = 0.8
-
-YAKU_CONDITIONS: Final[dict[str, str]] = {
-    "goko": "all 5 Brights",
-    "shiko": "4 Brights, not the Rain man",
-    "ame_shiko": "4 Brights with the Rain man",
-    "sanko": "3 Brights, not the Rain man",
-    "inoshikacho": "Boar 7A, Deer 10A, Butterflies 6A",
-    "tane": "5 Animals (+extra each)",
-    "akatan": "red poetry ribbons 1R 2R 3R",
-    "aotan": "blue ribbons 6R 9R 10R",
-    "akatan_aotan": "all six poetry and blue ribbons",
-    "tanzaku": "5 Ribbons (+extra each)",
-    "kasu": "10 Plains (+extra each)",
-    "hanami": "Curtain 3L + Sake cup 9A",
-    "tsukimi": "Moon 8L + Sake cup 9A",
-    "tsukifuda": "all 4 cards of the round's month",
-    "teshi": "dealt 4 cards of one month",
-    "kuttsuki": "dealt 4 pairs of months",
-}
-
 
 REASONS: Final[dict[str, str]] = {
     "stop": "stop",
@@ -208,8 +188,7 @@ def rules_summary(rules: Rules) -> list[str]:
 
 
 def yaku_table(rules: Rules) -> RichTable:
-    """The yaku of the active rules with their cards and points (``rules.yaku_points()``)."""
-    points = rules.yaku_points()
+    """The yaku of the active rules: names, what each needs, points (:func:`yaku_rows`)."""
     table = RichTable(
         title=f"Yaku of the rules {rules.name!r}",
         title_justify="left",
@@ -221,16 +200,8 @@ def yaku_table(rules: Rules) -> RichTable:
     table.add_column("日本語", no_wrap=True)
     table.add_column("Cards")
     table.add_column("Pts", justify="right", no_wrap=True)
-    for name in YAKU_ORDER:
-        if name not in points:
-            continue
-        english, japanese = YAKU_NAMES.get(name, (name, name))
-        condition = YAKU_CONDITIONS.get(name, "")
-        if name == "sanko" and rules.yaku.sanko_with_rainman:
-            condition = "any 3 Brights"
-        if name in ("tane", "tanzaku", "kasu") and rules.yaku.extra:
-            condition = condition.replace("+extra", f"+{rules.yaku.extra}")
-        table.add_row(english, japanese, condition, str(points[name]))
+    for row in yaku_rows(rules):
+        table.add_row(row.english, row.japanese, row.needs, str(row.points))
     return table
 
 
