@@ -620,3 +620,30 @@ def test_play_and_serve_help_name_the_levels(
         assert "level:1 (Novice) to level:8, expert (level 8, the default)" in out
     else:
         assert "play the AI from level 1 to 8 (expert, the default;" in out
+
+
+def test_serve_limits_come_from_flags_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`koikoi serve --hello-timeout 3` reaches the server's settings; a variable fills the rest."""
+    import argparse
+
+    from koikoi.cli import build_parser
+    from koikoi.commands.serve import ServeError, _config
+
+    pytest.importorskip("starlette")
+    monkeypatch.setenv("KOIKOI_MAX_CONNECTIONS_PER_ADDRESS", "7")
+    args = build_parser().parse_args(
+        ["serve", "--hello-timeout", "3", "--max-ai-games-per-address", "2"]
+    )
+    assert isinstance(args, argparse.Namespace)
+    config = _config(args)
+    assert (config.hello_timeout, config.max_ai_games_per_address) == (3.0, 2)
+    assert config.max_connections_per_address == 7
+    assert config.max_unauthenticated_per_address == 16  # the default
+    bad = build_parser().parse_args(["serve", "--max-connections", "0"])
+    with pytest.raises(ServeError, match="--max-connections must be a positive number"):
+        _config(bad)
+    monkeypatch.setenv("KOIKOI_HELLO_TIMEOUT", "soon")
+    with pytest.raises(ServeError, match="KOIKOI_HELLO_TIMEOUT"):
+        _config(build_parser().parse_args(["serve"]))

@@ -299,6 +299,15 @@ def test_house_rules_bad_toml() -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["a = " + "[" * 5000 + "]" * 5000, "x = " + "{a = " * 3000 + "1" + "}" * 3000]
+)
+def test_house_rules_nested_too_deeply_is_a_rules_error(text: str) -> None:
+    """Deep nesting overflows the TOML reader's recursion: a clear error, not a crash."""
+    with pytest.raises(RulesError, match="nested too deeply"):
+        load_rules_text(text)
+
+
+@pytest.mark.parametrize(
     ("text", "names"),
     [
         ("[game]\nround = 3", ["game.round", "rounds", "start_points", "first_dealer"]),

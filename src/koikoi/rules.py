@@ -424,6 +424,10 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise RulesError(
+            f"{source}: TOML nested too deeply to read; a rule set needs two levels of tables"
+        ) from None
 
 
 def load_rules_text(text: str, *, source: str = "house rules") -> Rules:

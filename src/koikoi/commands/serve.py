@@ -19,6 +19,16 @@ class ServeError(KoiKoiError):
     """The web server cannot start (missing extra, bad option)."""
 
 
+_LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
+    ("--max-connections", int, 10_000, "open WebSocket connections in all"),
+    ("--max-connections-per-address", int, 64, "open connections from one address"),
+    ("--max-unauthenticated-per-address", int, 16, "connections from one address before hello"),
+    ("--hello-timeout", float, 10.0, "seconds a new connection has to say hello"),
+    ("--max-ai-games-per-address", int, 8, "unfinished games against the AI per address"),
+    ("--finished-grace", float, 60.0, "seconds a finished game stays in memory"),
+)
+
+
 def register(subparsers: Any) -> None:
     """Add ``serve`` to the ``koikoi`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -48,9 +58,39 @@ def register(subparsers: Any) -> None:
         choices=("debug", "info", "warning", "error"),
         help="log level (logs are JSON lines on stderr; default: %(default)s)",
     )
+    limits = parser.add_argument_group(
+        "limits", "abuse limits (default: $KOIKOI_<NAME> in upper case, else the value shown)"
+    )
+    for flag, kind, default, text in _LIMITS:
+        limits.add_argument(
+            flag,
+            type=kind,
+            default=None,
+            metavar="S" if kind is float else "N",
+            help=f"{text} (default {default:g})",
+        )
     parser.add_argument("--ai-delay", type=float, default=0.0, help=argparse.SUPPRESS)
     parser.add_argument("--allow-seed", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
+
+
+def _config(args: argparse.Namespace) -> Any:
+    """The server settings: the environment's ``KOIKOI_*`` limits, then the flags given."""
+    from koikoi.server.hub import ServerConfig
+
+    given: dict[str, Any] = {}
+    for flag, _, _, _ in _LIMITS:
+        name = flag[2:].replace("-", "_")
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if not value > 0:
+            raise ServeError(f"{flag} must be a positive number, not {value:g}")
+        given[name] = value
+    try:
+        return ServerConfig.from_env(allow_seed=args.allow_seed, ai_delay=args.ai_delay, **given)
+    except ValueError as exc:
+        raise ServeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +99,6 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from koikoi.server.app import create_app
-        from koikoi.server.hub import ServerConfig
         from koikoi.server.logs import configure_logging
         from koikoi.server.storage import default_database_url
     except ModuleNotFoundError as exc:
@@ -71,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     check_address(args.host, args.port)
     url = args.database_url or os.environ.get("KOIKOI_DATABASE_URL") or default_database_url()
     configure_logging(args.log_level)
-    app = create_app(url, config=ServerConfig(allow_seed=args.allow_seed, ai_delay=args.ai_delay))
+    app = create_app(url, config=_config(args))
     uvicorn.run(
         app,
         host=args.host,
