@@ -192,3 +192,17 @@ def test_cli_yaku_of_a_house_rules_file(capsys: pytest.CaptureFixture[str], tmp_
     assert status == 0
     row = next(x for x in out.splitlines() if "(tsukifuda)" in x)
     assert " 4 " in row and "round's month" in row
+
+
+def test_the_web_catalog_carries_the_same_yaku_wording() -> None:
+    from koikoi.rules_help import YAKU_NEEDS_WHEN
+    from koikoi.server.catalog import yaku_catalog
+
+    catalog = yaku_catalog()
+    assert list(catalog) == list(YAKU_ORDER)
+    for key, entry in catalog.items():
+        assert entry[2] == YAKU_NEEDS[key]
+        assert entry[3:] == list(YAKU_NEEDS_WHEN.get(key, ()))
+    for option, needs in YAKU_NEEDS_WHEN.values():
+        assert option in OPTION_KEYS and isinstance(get_rules().flat()[option], bool)
+        assert needs

@@ -36,6 +36,7 @@ __all__ = [
     "OPTION_KEYS",
     "SANKO_ANY_NEEDS",
     "YAKU_NEEDS",
+    "YAKU_NEEDS_WHEN",
     "OptionHelp",
     "YakuRow",
     "allowed_values",
@@ -374,6 +375,12 @@ YAKU_NEEDS: Final[dict[str, str]] = {
 SANKO_ANY_NEEDS: Final = "any 3 Brights"
 """Sanko's needs when ``yaku.sanko_with_rainman`` is true."""
 
+YAKU_NEEDS_WHEN: Final[dict[str, tuple[str, str]]] = {
+    "sanko": ("yaku.sanko_with_rainman", SANKO_ANY_NEEDS),
+    "teshi": ("instant.teshi_collected", "dealt 4 of a month, or capture the round's 4"),
+}
+"""Yaku whose needs change with a true/false option: yaku -> (option, needs when true)."""
+
 _POINT_EXAMPLES: Final[dict[str, int]] = {
     "goko": 15,
     "shiko": 10,
@@ -424,14 +431,14 @@ def yaku_needs(name: str, rules: Rules) -> str:
     >>> yaku_needs("sanko", get_rules("modern-hanafuda"))
     'any 3 Brights'
     """
-    if name == "sanko" and rules.yaku.sanko_with_rainman:
-        return SANKO_ANY_NEEDS
+    if name in YAKU_NEEDS_WHEN:
+        option, needs = YAKU_NEEDS_WHEN[name]
+        if rules.flat()[option]:
+            return needs
     text = YAKU_NEEDS.get(name, name)
     if "{extra}" in text:
         extra = rules.yaku.extra
         text = text.format(extra=extra) if extra else text.split(" (", 1)[0]
-    if name == "teshi" and rules.instant.teshi_collected:
-        text = "dealt 4 of a month, or capture the round's 4"
     return text
 
 

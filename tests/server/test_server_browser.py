@@ -16,9 +16,16 @@ from typing import Any
 import pytest
 from server_helpers import FAST, ROOT, ThreadServer
 
-from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID, describe_action_id
+from koikoi.actions import (
+    DISCARD_BASE,
+    KOIKOI_ID,
+    PLAY_TARGET_BASE,
+    STOP_ID,
+    TAKE_BASE,
+    describe_action_id,
+)
 from koikoi.agents import make_agent
-from koikoi.cards import CODES
+from koikoi.cards import CODES, KIND_MASKS, Kind
 from koikoi.engine import Match, Phase
 from koikoi.rules import get_rules
 from koikoi.server.app import create_app
@@ -118,6 +125,38 @@ def human_choice(match: Match, called: bool) -> int:
     return min(i for i in legal if _card_of(i) == card and i < DISCARD_BASE)
 
 
+def capture_options(legal: list[int], action: int) -> list[int]:
+    """The captures the page could offer for ``action``: every take of a drawn card, or
+    the targets of the played card (empty for a plain play)."""
+    if action >= TAKE_BASE:
+        return [a for a in legal if a >= TAKE_BASE]
+    if PLAY_TARGET_BASE <= action < DISCARD_BASE:
+        card = _card_of(action)
+        return [a for a in legal if PLAY_TARGET_BASE <= a < DISCARD_BASE and _card_of(a) == card]
+    return []
+
+
+def same_plains(options: list[int]) -> bool:
+    """Whether the choice is between Plains of one month: the page asks nothing then."""
+    targets = [a - TAKE_BASE if a >= TAKE_BASE else (a - PLAY_TARGET_BASE) % 48 for a in options]
+    plains = KIND_MASKS[Kind.PLAIN]
+    return (
+        len(targets) >= 2
+        and len({t // 4 for t in targets}) == 1
+        and all(plains >> t & 1 for t in targets)
+    )
+
+
+def legal_before(
+    rules_rounds: int, seed: int, actions: list[tuple[int, int]], index: int
+) -> list[int]:
+    """The legal actions before ``actions[index]`` of the match ``simulate`` plays."""
+    match = Match(get_rules("nintendo").replace(game__rounds=rules_rounds), seed=seed)
+    for _, a in actions[:index]:
+        match.apply(a)
+    return match.legal_ids()
+
+
 def simulate(seed: int, rounds: int) -> tuple[Match, list[tuple[int, int]]]:
     """The whole match as the server will play it: human seat 0, the AI of level 2 (it
     plays like greedy, on the server's event loop) seat 1."""
@@ -142,8 +181,18 @@ def find_seed(rounds: int) -> tuple[int, list[tuple[int, int]], Match]:
     for seed in range(5000):
         match, actions = simulate(seed, rounds)
         mine = [describe_action_id(a) for p, a in actions if p == 0]
-        two_match = any(t.startswith("play") and len(t.split()) == 3 for t in mine)
-        if two_match and "koikoi" in mine and any(t.startswith("take") for t in mine):
+        if "koikoi" not in mine:
+            continue
+        # Real choices: not between two Plains of one month (the page takes one itself).
+        asked = [
+            describe_action_id(a)
+            for i, (p, a) in enumerate(actions)
+            if p == 0
+            and len(options := capture_options(legal_before(rounds, seed, actions, i), a)) >= 2
+            and not same_plains(options)
+        ]
+        two_match = any(t.startswith("play") for t in asked)
+        if two_match and any(t.startswith("take") for t in asked):
             return seed, actions, match
     raise AssertionError("no seed with a two-match choice and a koi-koi decision")
 
@@ -170,10 +219,18 @@ def wait_seq(p: Page, seq: int, shots: dict[str, bool], deadline: float) -> None
             p.page.wait_for_timeout(40)
 
 
-def do_action(p: Page, text: str, shots: dict[str, bool], deadline: float) -> None:
-    """Perform one action through the page, as a person would."""
+def do_action(
+    p: Page, text: str, shots: dict[str, bool], deadline: float, options: list[int] | None = None
+) -> None:
+    """Perform one action through the page, as a person would. ``options``: the captures
+    the action chose from (:func:`capture_options`); between Plains of one month the
+    page asks nothing: it takes one of them by itself, or when the card is played."""
     page = p.page
     verb, *args = text.split()
+    if options and same_plains(options):
+        if verb == "take":
+            return  # the page captures without asking; the caller waits for the state
+        args = args[:1]  # a click on the hand card plays it
     if verb in ("koikoi", "stop"):
         selector = "#koikoi-dialog[open]"
     elif verb == "take":
@@ -295,7 +352,8 @@ def test_play_the_ai_through_the_page(server: ThreadServer, browser: Any) -> Non
             page.reload()
             page.wait_for_selector("#bottom-hand .card")
             assert "Connecting" not in page.locator("#status").inner_text()
-        do_action(p, describe_action_id(action), shots, deadline)
+        options = capture_options(legal_before(2, seed, expected, index), action)
+        do_action(p, describe_action_id(action), shots, deadline, options)
         # The server applied exactly the expected prefix of the match.
         wait_seq(p, index + 1, shots, deadline)
         assert room.match.actions[: index + 1] == [a for _, a in expected[: index + 1]]
@@ -490,8 +548,11 @@ def _two_match_seed() -> int:
         match = Match(ONE_ROUND, seed=seed)
         if match.is_over or match.current != 0:
             continue
-        targets = [_card_of(a) for a in match.legal_ids() if PLAY_TARGET_BASE <= a < DISCARD_BASE]
-        if any(targets.count(c) >= 2 for c in targets):
+        legal = match.legal_ids()
+        if any(
+            len(options := capture_options(legal, a)) >= 2 and not same_plains(options)
+            for a in legal
+        ):
             return seed
     raise AssertionError("no seed")
 
@@ -510,9 +571,9 @@ def test_the_field_is_bright_hand_cards_show_their_matches_and_the_hand_stays_in
     match = Match(ONE_ROUND, seed=seed)
     legal = match.legal_ids()
     two = next(
-        c
-        for c in {_card_of(a) for a in legal}
-        if sum(1 for a in legal if PLAY_TARGET_BASE <= a < DISCARD_BASE and _card_of(a) == c) >= 2
+        _card_of(a)
+        for a in legal
+        if len(options := capture_options(legal, a)) >= 2 and not same_plains(options)
     )
     p = Page(browser, viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     page = p.page
@@ -650,7 +711,8 @@ def test_on_a_phone_koikoi_says_what_it_can_gain_and_the_match_over_table_fits(
             page.tap(selector)
             first_tap = False
         else:
-            do_action(p, text, shots, deadline)
+            options = capture_options(legal_before(1, seed, actions, index), action)
+            do_action(p, text, shots, deadline, options)
         wait_seq(p, index + 1, shots, deadline)
     while not page.locator("#over-dialog[open]").count():
         assert time.monotonic() < deadline

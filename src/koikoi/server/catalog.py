@@ -14,7 +14,8 @@ from typing import Any, Final
 
 from koikoi.cards import CODES, ENGLISH_NAMES, KINDS, MONTH_NAMES, MONTH_NAMES_JA, MONTHS, Kind
 from koikoi.render import svg
-from koikoi.scoring import YAKU_NAMES
+from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
+from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
 
 __all__ = [
     "CARD_NAMES_JA",
@@ -95,8 +96,18 @@ def card_catalog() -> list[dict[str, Any]]:
 
 
 def yaku_catalog() -> dict[str, list[str]]:
-    """Yaku key -> [English, Japanese]."""
-    return {key: [en, ja] for key, (en, ja) in YAKU_NAMES.items()}
+    """Yaku key -> [English, Japanese, what it needs], in display order.
+
+    What it needs is :data:`koikoi.rules_help.YAKU_NEEDS`, where ``{extra}``
+    stands for ``yaku.extra`` (the page drops the bracket when it is 0). A yaku
+    of :data:`~koikoi.rules_help.YAKU_NEEDS_WHEN` has two more entries: the
+    true/false option (``"yaku.sanko_with_rainman"``) and what it needs when that
+    option is true.
+    """
+    return {
+        key: [*YAKU_NAMES[key], YAKU_NEEDS[key], *YAKU_NEEDS_WHEN.get(key, ())]
+        for key in YAKU_ORDER
+    }
 
 
 def art_source() -> str:

@@ -638,6 +638,14 @@
     return { byCard, takes };
   }
 
+  // Whether a choice between captures is no choice: two or more Plains of one month
+  // (no rule tells them apart), as in the terminal game. Codes of the field cards.
+  function interchangeable(codes) {
+    if (codes.length < 2 || codes.some((c) => !c)) return false;
+    const cards = codes.map((c) => KK.card(c));
+    return cards.every((c) => c && c.kind === "P" && c.month === cards[0].month);
+  }
+
   function renderInteractive() {
     const bar = $("choice-bar");
     bar.replaceChildren();
@@ -695,6 +703,11 @@
       }
     } else if (v.phase === "take") {
       const drawn = KK.card(v.drawn);
+      if (interchangeable(takes.map((o) => o.target))) {
+        // Two Plains of one month: either capture is the same, nothing to ask.
+        act(Math.min(...takes.map((o) => o.id)));
+        return;
+      }
       bar.append(el("span", { text: `You drew ${drawn.name_en}: choose the card it captures:` }));
       for (const o of takes) {
         markTarget(o.target, o.id);
@@ -746,6 +759,11 @@
     const firstTouch = G.lastPointer === "touch" && G.selected !== code;
     if (opts.length === 1 && opts[0].verb === "play" && !opts[0].target && !firstTouch) {
       act(opts[0].id);
+      return;
+    }
+    // Two Plains of one month to capture: either is the same, nothing to ask.
+    if (!firstTouch && opts.every((o) => o.verb === "play") && interchangeable(opts.map((o) => o.target))) {
+      act(Math.min(...opts.map((o) => o.id)));
       return;
     }
     G.selected = code;
@@ -990,12 +1008,28 @@
     openDialog($("history-dialog"));
   }
 
+  // The yaku of the rules being played: name, Japanese name, what it needs, points.
+  function yakuTableView(rules) {
+    const table = el("table", { class: "yaku-table", id: "yaku-table" });
+    table.append(el("caption", { text: `Yaku of the rules '${rules.name}'` }));
+    table.append(el("tr", {},
+      el("th", { scope: "col", text: "Yaku" }), el("th", { scope: "col", text: "日本語" }),
+      el("th", { scope: "col", text: "Needs" }), el("th", { scope: "col", class: "pts", text: "Points" })));
+    for (const y of KK.yakuTable(rules)) {
+      table.append(el("tr", { "data-yaku": y.key },
+        el("th", { scope: "row", text: y.en }), el("td", { lang: "ja", text: y.ja }),
+        el("td", { text: y.needs }), el("td", { class: "pts", text: String(y.points) })));
+    }
+    return table;
+  }
+
   function rulesDialog() {
     const rules = G.welcome && G.welcome.rules;
     const body = $("rules-body");
     body.replaceChildren();
     if (!rules) return;
     body.append(el("p", { text: `${rules.name}: ${rules.description}` }));
+    body.append(yakuTableView(rules));
     for (const section of ["game", "play", "koikoi", "end", "yaku", "points"]) {
       const dl = el("dl", {});
       for (const [k, val] of Object.entries(rules[section])) {

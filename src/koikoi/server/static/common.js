@@ -78,6 +78,30 @@ const KK = (() => {
     return names ? { en: names[0], ja: names[1] } : { en: key, ja: "" };
   }
 
+  /* The yaku of a rule set (the rules object of welcome and state messages), in
+     display order: [{key, en, ja, needs, points}]; yaku worth 0 are left out. The
+     wording is koikoi.rules_help's, as the terminal game and `koikoi rules yaku` show it. */
+  function yakuTable(rules) {
+    const rows = [];
+    if (!config || !rules) return rows;
+    for (const [key, names] of Object.entries(config.yaku)) {
+      const points = key === "teshi" ? rules.instant.teshi
+        : key === "kuttsuki" ? rules.instant.kuttsuki : rules.points[key];
+      if (!points) continue;
+      let needs = names[2] || "";
+      if (names[3]) {
+        // [English, Japanese, needs, "section.option", needs when that option is true]
+        const [section, option] = names[3].split(".");
+        if (rules[section] && rules[section][option]) needs = names[4];
+      }
+      if (needs.includes("{extra}")) {
+        needs = rules.yaku.extra ? needs.replace("{extra}", String(rules.yaku.extra)) : needs.split(" (")[0];
+      }
+      rows.push({ key, en: names[0], ja: names[1], needs, points });
+    }
+    return rows;
+  }
+
   function multiplierName(key) {
     return (config && config.multipliers && config.multipliers[key]) || key;
   }
@@ -243,8 +267,12 @@ const KK = (() => {
         return "The hands ran out.";
       case "round_over":
         return ev.winner === null || ev.winner === undefined ? `Round ${ev.round} over: nobody scores.` : `Round ${ev.round} over: ${nameOf(ev.winner)} +${ev.points}.`;
-      case "match_over":
-        return `Match over: ${ev.scores.join("–")}.`;
+      case "match_over": {
+        // The winner first, with the winner's score first: "Match over: AI wins 6–0."
+        const w = ev.player;
+        if (w === null || w === undefined) return `Match over: a draw, ${ev.scores.join("–")}.`;
+        return `Match over: ${who} ${who === "You" ? "win" : "wins"} ${ev.scores[w]}–${ev.scores[1 - w]}.`;
+      }
       default:
         return ev.type;
     }
@@ -252,7 +280,7 @@ const KK = (() => {
 
   return {
     describeEvent,
-    loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, multiplierName,
+    loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, yakuTable, multiplierName,
     groupByKind, KIND_LABEL, post, games, saveGame, forgetGame, hashParams, parseAction,
     reduceMotion, sleep, toast, settlementView, points,
     get config() { return config; },
