@@ -1,7 +1,7 @@
 """The 48 Hanafuda cards, their codes, and fast card sets.
 
 A card is a :class:`Card` (an ``IntEnum`` 0..47, ordered by month then by the
-order of RULES.md §1). A *card set* is a plain ``int`` used as a 48-bit mask:
+order of docs/rules.md). A *card set* is a plain ``int`` used as a 48-bit mask:
 bit ``c`` is set when card ``c`` is in the set. Masks make captures, matches
 and yaku checks a handful of integer operations.
 
@@ -179,7 +179,7 @@ MONTH_NAMES_JA: Final[tuple[str, ...]] = (
     "萩 hagi", "芒 susuki", "菊 kiku", "紅葉 momiji", "柳 yanagi", "桐 kiri",
 )  # fmt: skip
 
-# Names accepted by the parser besides the codes (RULES.md §1).
+# Names accepted by the parser besides the codes (docs/rules.md).
 CARD_NAMES: Final[dict[str, Card]] = {
     "crane": Card.PINE_CRANE,
     "curtain": Card.CHERRY_CURTAIN,

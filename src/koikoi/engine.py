@@ -905,7 +905,7 @@ class Match:
             hands[dealer] = _mask(deck, 0, 8)
             hands[other] = _mask(deck, 8, 16)
             field_ = _mask(deck, 16, 24)
-            # The draw's winner leads round 1 under a fixed dealer (RULES.md §2.1).
+            # The draw's winner leads round 1 under a fixed dealer (docs/rules.md).
             first_fixed = rules.game.dealer == "fixed" and self.round_number == 1
             leader = (
                 self.leader if rules.game.leader == "previous_winner" or first_fixed else dealer

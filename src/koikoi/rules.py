@@ -1,4 +1,4 @@
-"""Rule sets: every option of RULES.md §4, the presets of §5, house-rules files.
+"""Rule sets: every option (docs/rules.md), the seven presets, house-rules files.
 
 A :class:`Rules` is frozen and made of one frozen section per TOML table
 (``game``, ``deal``, ``instant``, ``play``, ``koikoi``, ``end``, ``yaku``,

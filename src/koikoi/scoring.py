@@ -1,11 +1,11 @@
 """Yaku evaluation and settlement, with an explanation of every point.
 
 A :class:`Scorer` is bound to one :class:`~koikoi.rules.Rules` and evaluates
-capture piles (48-bit card sets, see :mod:`koikoi.cards`) under RULES.md §3:
+capture piles (48-bit card sets, see :mod:`koikoi.cards`) under docs/rules.md:
 
 * :meth:`Scorer.total` is the engine's hot path: the yaku total of a pile, memoized.
 * :meth:`Scorer.evaluate` says which yaku score, with their points and cards.
-* :meth:`Scorer.settle` applies the multipliers of §4 to a stopped round.
+* :meth:`Scorer.settle` applies the multipliers to a stopped round (docs/rules.md).
 
 >>> from koikoi.cards import parse_cards
 >>> from koikoi.rules import get_rules
@@ -555,7 +555,7 @@ class Scorer:
         opponent_koikoi: int,
         improved_after_koikoi: bool,
     ) -> Settlement:
-        """Settle a round stopped by ``winner`` holding ``result`` (RULES.md §4).
+        """Settle a round stopped by ``winner`` holding ``result`` (docs/rules.md).
 
         Also used for exhausted rounds settled "as if stopped". The base is
         ``result.total``; then ``seven_double`` (x2 at 7 or more), then the koi-koi
@@ -615,7 +615,7 @@ class Scorer:
         return Settlement(None, reason, (), 0, (), 0, (0, 0))
 
     def instant(self, hand: int) -> YakuResult | None:
-        """The instant (dealt) hand yaku of ``hand``, if any (RULES.md §3).
+        """The instant (dealt) hand yaku of ``hand``, if any (docs/rules.md).
 
         Teshi is four cards of one month; kuttsuki is four pairs (every month in
         the eight cards appears an even number of times). A yaku with 0 points is
@@ -715,7 +715,7 @@ class Scorer:
         return out
 
     def _best_bright(self, b: int) -> _Entry | None:
-        """The highest Bright yaku ``b`` holds (RULES.md §3: only the highest scores)."""
+        """The highest Bright yaku ``b`` holds (docs/rules.md: only the highest scores)."""
         alternatives = self._all_brights(b)
         if not alternatives:
             return None

@@ -33,7 +33,7 @@ KIND_NAMES: Final[dict[Kind, tuple[str, str]]] = {
     Kind.PLAIN: ("Plain", "カス kasu"),
 }
 
-# Japanese names of the named cards (shared/CARD-ART.md).
+# Japanese names of the named cards.
 CARD_NAMES_JA: Final[dict[str, str]] = {
     "1L": "松に鶴",
     "3L": "桜に幕",

@@ -8,7 +8,7 @@ drawn in 9 x 3 cells::
     Cherry       month
     Curtain      what the card shows
 
-The background is the month's colour (CARD-ART.md); the kind mark is ``★``
+The background is the month's colour (after its flower); the kind mark is ``★``
 Bright, ``◆`` Animal, ``▬`` Ribbon, ``·`` Plain; special cards carry a second
 mark: ``◎`` Sake cup, ``☂`` Rain man, ``ϟ`` Lightning, ``✎`` red poetry
 ribbon, ``≋`` blue ribbon.
@@ -53,7 +53,7 @@ __all__ = [
 CHIP_WIDTH: Final = 9
 CHIP_HEIGHT: Final = 3
 
-# (background, foreground) per month, after CARD-ART.md's motifs. Every background has
+# (background, foreground) per month, after each month's flower. Every background has
 # at least 3:1 contrast with the table and 4.5:1 with its text (tests/tui check both).
 MONTH_COLOURS: Final[tuple[tuple[str, str], ...]] = (
     ("#217b40", "#ffffff"),  # 1 pine: green boughs
