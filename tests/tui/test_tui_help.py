@@ -145,6 +145,8 @@ def test_match_after_stop_in_words() -> None:
     japan = get_rules("koikoi-japan")
     facts = _facts(japan, points=5, scores=(31, 5), round_number=2, rounds=8)
     assert match_after_stop(facts) == "Stopping now wins the match 36–0."
+    below = _facts(japan, points=6, scores=(30, 5), round_number=2, rounds=8)
+    assert match_after_stop(below) == "Stopping now wins the match 36 to −1."
     assert (
         match_after_stop(_facts(japan, points=1, scores=(30, 30), round_number=2, rounds=8)) is None
     )

@@ -265,10 +265,17 @@ def match_after_stop(facts: KoiKoiFacts) -> str | None:
     if winner is None and game.match_tie == "dealer":
         winner = facts.dealer
     if winner is None:
-        return f"Stopping now ends the match in a draw, {mine}–{theirs}."
+        return f"Stopping now ends the match in a draw, {_pair(mine, theirs)}."
     if winner == 0:
-        return f"Stopping now wins the match {mine}–{theirs}."
-    return f"Stopping now loses the match {theirs}–{mine} to {facts.opponent}."
+        return f"Stopping now wins the match {_pair(mine, theirs)}."
+    return f"Stopping now loses the match {_pair(theirs, mine)} to {facts.opponent}."
+
+
+def _pair(first: int, second: int) -> str:
+    """``39–35``; with a score below zero (zero-sum stakes) ``36 to −1``."""
+    if first >= 0 and second >= 0:
+        return f"{first}–{second}"
+    return f"{first} to {second}".replace("-", "−")
 
 
 class KoiKoiDialog(ModalScreen[int]):

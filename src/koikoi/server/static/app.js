@@ -892,9 +892,11 @@
     if (winner === null && rules.game.match_tie === "dealer") winner = v.dealer;
     const mine = after[me];
     const theirs = after[1 - me];
-    if (winner === null) return `Stopping now ends the match in a draw, ${mine}–${theirs}.`;
-    if (winner === me) return `Stopping now wins the match ${mine}–${theirs}.`;
-    return `Stopping now loses the match ${theirs}–${mine} to ${nameOf(1 - me)}.`;
+    // "39–35"; with a score below zero (zero-sum stakes) "36 to −1".
+    const pair = (a, b) => (a >= 0 && b >= 0 ? `${a}–${b}` : `${a} to ${b}`.replaceAll("-", "−"));
+    if (winner === null) return `Stopping now ends the match in a draw, ${pair(mine, theirs)}.`;
+    if (winner === me) return `Stopping now wins the match ${pair(mine, theirs)}.`;
+    return `Stopping now loses the match ${pair(theirs, mine)} to ${nameOf(1 - me)}.`;
   }
 
   const REASONS = {
