@@ -78,6 +78,8 @@ def test_specs() -> None:
     assert make_agent("expert:iterations=10,net=0").name == "expert:iterations=10"
     assert make_agent("expert:net=1,blend=0.3,deals=8").name == "expert:net=1,blend=0.3,deals=8"
     assert make_agent("expert:policy=yaku,prior=0.5").name == "expert:policy=yaku,prior=0.5"
+    assert make_agent("expert:prior=0").name == "expert:prior=0"
+    assert make_agent("expert:prior=1").name == "expert"  # the default
     for bad, message in (
         ("expert:speed=1", "unknown parameter 'speed'"),
         ("expert:blend=2", "blend must be from 0 to 1"),
@@ -165,7 +167,7 @@ def test_a_strong_prior_follows_the_heuristic_card_play() -> None:
     """With a heavy prior the expert plays the heuristic's card (when it has a clear best)."""
     heuristic = make_agent("heuristic")
     agent = ExpertAgent(iterations=50, prior=10.0, endgame=False)
-    plain = ExpertAgent(iterations=50, endgame=False)
+    plain = ExpertAgent(iterations=50, endgame=False, prior=0.0)
     same = differs = total = 0
     for k, view in enumerate(_views(60)):
         if KOIKOI_ID in view.legal_ids:

@@ -52,7 +52,7 @@ DEFAULT_NET: Final = False
 shipped network did not measure stronger, so it is an option, ``expert:net=1``)."""
 DEFAULT_POLICY: Final = "greedy"
 """The expert's rollout policy (see :mod:`koikoi.agents.kernel`)."""
-DEFAULT_PRIOR: Final = 0.0
+DEFAULT_PRIOR: Final = 1.0
 """Weight of the heuristic's card-play values added to the search's points (0: off)."""
 DEFAULT_BLEND: Final = 0.5
 """The value network's share of the expert's points estimate."""
