@@ -71,8 +71,9 @@ ENDGAME_WEIGHT: Final = 20
 
 
 class ExpertAgent(MCTSAgent):
-    """The strongest player: match-equity search with opponent-hand inference, its
-    values corrected by the learned value network.
+    """The strongest player: match-equity search with opponent-hand inference, the
+    heuristic's card-play values as a prior (``prior``) and an exact endgame;
+    optionally corrected by the learned value network (``net``).
 
     Besides the search's playouts (both players greedy to the end of the round),
     every action is valued on ``NET_DEALS`` re-deals by the value network
@@ -90,6 +91,9 @@ class ExpertAgent(MCTSAgent):
         net_deals: re-deals valued by the network (default: by the budget, at most 64).
         endgame: solve the last :data:`ENDGAME_CARDS` hand cards exactly on each
             re-deal (default True).
+        policy: the playouts' rollout policy (:data:`koikoi.agents.kernel.POLICIES`).
+        prior: weight of the heuristic's values of plays and captures, centred,
+            added to the search's expected points (0: off; koi-koi decisions never).
     """
 
     def __init__(
