@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "koikoi.commands.play",
     "koikoi.commands.rules",
     "koikoi.commands.score",
+    "koikoi.commands.keeper",
     "koikoi.commands.replay",
     "koikoi.commands.records_io",
     "koikoi.commands.simulate",
