@@ -108,10 +108,21 @@ def _player(text: str, names: tuple[str, str], *, nobody: bool) -> int | None:
     for p in (0, 1):
         if key == names[p].casefold():
             return p
-    allowed = f"A ({names[0]}) or B ({names[1]})"
-    if nobody:
-        allowed = f"A ({names[0]}), B ({names[1]}) or N (nobody)"
+    a, b = _labels(names, "{letter} ({name})")
+    allowed = f"{a}, {b} or N (nobody)" if nobody else f"{a} or {b}"
     raise InvalidInputError(f"{text.strip()!r} is not a player: answer {allowed}")
+
+
+def _labels(names: tuple[str, str], form: str) -> tuple[str, str]:
+    """Each player as ``form`` (with ``{letter}`` and ``{name}``), or the bare letter
+    when the name is the letter."""
+    from koikoi.keeper import PLAYER_LETTERS
+
+    a, b = (
+        letter if name == letter else form.format(letter=letter, name=name)
+        for letter, name in zip(PLAYER_LETTERS, names, strict=True)
+    )
+    return a, b
 
 
 def _count(text: str, who: str) -> int:
@@ -282,7 +293,9 @@ def _file_calls(data: Any) -> tuple[int, int]:
 
 
 def _header(rules: Rules, rounds: int, names: tuple[str, str], first_dealer: int | None) -> str:
-    parts = [f"Score keeper: {rules.name}, {rounds} rounds, {names[0]} (A) against {names[1]} (B)"]
+    a, b = _labels(names, "{name} ({letter})")
+    unit = "round" if rounds == 1 else "rounds"
+    parts = [f"Score keeper: {rules.name}, {rounds} {unit}, {a} against {b}"]
     if rules.game.start_points:
         parts.append(f"each starts with {rules.game.start_points} points")
     if first_dealer is not None:
@@ -407,9 +420,9 @@ def _ask_round(sheet: ScoreSheet, p: _Prompter) -> RoundEntry | str:
     from koikoi.keeper import RoundEntry, check_koikoi
 
     n = sheet.round_number
-    a, b = sheet.names
+    a, b = _labels(sheet.names, "{letter}={name}")
     while True:
-        answer = p.ask(f"Who won round {n}? A={a}, B={b}, N=nobody (u: undo, q: quit)")
+        answer = p.ask(f"Who won round {n}? {a}, {b}, N=nobody (u: undo, q: quit)")
         key = answer.casefold()
         if key in _UNDO:
             return "undo"
@@ -497,7 +510,8 @@ def _interactive(sheet: ScoreSheet, p: _Prompter) -> tuple[ScoreSheet, bool]:
 
 def _ask_first_dealer(p: _Prompter, names: tuple[str, str]) -> int:
     while True:
-        answer = p.ask(f"Who deals round 1? A={names[0]}, B={names[1]}")
+        a, b = _labels(names, "{letter}={name}")
+        answer = p.ask(f"Who deals round 1? {a}, {b}")
         try:
             dealer = _player(answer, names, nobody=False)
         except InvalidInputError as exc:
