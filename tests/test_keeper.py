@@ -301,7 +301,18 @@ def test_json_output(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mon
     ]
     first = data["played"][0]
     assert first["koikoi"] == {"A": 4, "B": 0}
-    assert first["multipliers"] == [{"name": "koikoi_ladder", "factor": 2, "add": 0}]
+    assert first["multipliers"] == [
+        {"name": "koikoi_ladder", "factor": 2, "add": 0, "label": "Koi-koi ladder"}
+    ]
+    assert first["yaku"] == [
+        {
+            "name": "goko",
+            "english": "Five Brights",
+            "japanese": "五光 gokō",
+            "points": 10,
+            "cards": ["1L", "3L", "8L", "11L", "12L"],
+        }
+    ]
     assert first["deltas"] == {"A": 20, "B": -20}
     assert data["played"][2]["reason"] == "dealer_point"
     assert data["played"][2]["scored_by"] == "A"

@@ -27,7 +27,14 @@ from koikoi.cards import format_cards
 from koikoi.engine import shared_scorer
 from koikoi.errors import InvalidInputError
 from koikoi.rules import RANGES, Rules
-from koikoi.scoring import Settlement, month_of_round, score_cards
+from koikoi.scoring import (
+    MULTIPLIER_NAMES,
+    YAKU_NAMES,
+    Settlement,
+    YakuScore,
+    month_of_round,
+    score_cards,
+)
 
 __all__ = [
     "PLAYER_LETTERS",
@@ -349,9 +356,12 @@ class ScoreSheet:
                     "koikoi": by_player(r.entry.koikoi),
                     "reason": s.reason,
                     "scored_by": letter(s.winner),
-                    "yaku": [y.to_dict() for y in s.yaku],
+                    "yaku": [_yaku_dict(y) for y in s.yaku],
                     "base": s.base,
-                    "multipliers": [m.to_dict() for m in s.multipliers],
+                    "multipliers": [
+                        {**m.to_dict(), "label": MULTIPLIER_NAMES.get(m.name, m.name)}
+                        for m in s.multipliers
+                    ],
                     "points": s.points,
                     "deltas": by_player(s.deltas),
                     "totals": by_player(r.totals),
@@ -370,3 +380,15 @@ class ScoreSheet:
             "winner": letter(self.leader) if self.is_over else None,
             "result": self.result(),
         }
+
+
+def _yaku_dict(y: YakuScore) -> dict[str, Any]:
+    """A yaku as ``koikoi score --json`` writes it: name, English, Japanese, points, cards."""
+    english, japanese = YAKU_NAMES.get(y.name, (y.name, y.name))
+    return {
+        "name": y.name,
+        "english": english,
+        "japanese": japanese,
+        "points": y.points,
+        "cards": format_cards(y.cards).split(),
+    }
