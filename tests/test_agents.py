@@ -448,7 +448,7 @@ def test_mcts_time_limit_is_kept() -> None:
         ("mcts:time=soon", "time must be a number"),
         ("mcts:iterations=0", "iterations must be 1 or more"),
         ("mcts:rollouts=x", "rollouts must be a whole number"),
-        ("mcts:policy=smart", "allowed greedy, yaku, random"),
+        ("mcts:policy=smart", "allowed greedy, yaku, tactical, random"),
         ("mcts:backend=gpu", "allowed auto, kernel, python"),
         ("mcts:time=-1", "time must be a positive number"),
         ("mcts:infer=maybe", "infer must be 1 or 0"),
