@@ -130,6 +130,7 @@ class ExpertAgent(MCTSAgent):
         self.blend = blend
         self.net_deals = net_deals
         self._net: dict[int, float] | None = None
+        self._prior_values: dict[int, float] | None = None
         parts = []
         if time_limit is not None and time_limit != EXPERT_TIME:
             parts.append(f"time={time_limit:g}")
@@ -169,14 +170,17 @@ class ExpertAgent(MCTSAgent):
         end of a round (:data:`ENDGAME_CARDS` hand cards or fewer in all), the exact
         solver instead of playouts."""
         self._net = None
+        self._prior_values = None  # the exact endgame needs no prior
         if self.endgame and view.player is not None and sum(view.hand_counts) <= ENDGAME_CARDS:
             return self._endgame(view, rng, utility)
         limit = self.time_limit if time_limit is None else time_limit
+        start = time.perf_counter()
+        if self.prior > 0 and view.phase is not Phase.DECIDE and len(view.legal_ids) > 1:
+            self._prior_values = _heuristic().evaluate(view)
         if self.use_net:
-            start = time.perf_counter()
             self._net = _net_values(view, rng, self._deals(), self.infer)
-            if limit is not None:
-                limit = max(limit - (time.perf_counter() - start), 1e-3)
+        if limit is not None:  # the prior's and the network's time comes out of the budget
+            limit = max(limit - (time.perf_counter() - start), 1e-3)
         return super()._search(view, rng, decide=decide, utility=utility, time_limit=limit)
 
     def _endgame(
@@ -228,9 +232,9 @@ class ExpertAgent(MCTSAgent):
         if net is not None:
             lam = self.blend
             new_points = {a: (1 - lam) * points[a] + lam * net[a] for a in points}
-        if self.prior > 0 and view.phase is not Phase.DECIDE and len(points) > 1:
+        h = self._prior_values
+        if h is not None:
             # The heuristic's judgement of the card play, centred, as a correction.
-            h = _heuristic().evaluate(view)
             mean = sum(h[a] for a in points) / len(points)
             new_points = {a: new_points[a] + self.prior * (h[a] - mean) for a in points}
         if new_points is points:
