@@ -31,10 +31,11 @@ Play(card=Card.WILLOW_LIGHTNING, target=Card.PINE_CRANE)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from koikoi.cards import CODES, Card, parse_card
+from koikoi.cards import CODES, KIND_MASKS, Card, Kind, parse_card
 from koikoi.errors import InvalidInputError
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "TakeDrawn",
     "action_from_id",
     "describe_action_id",
+    "interchangeable",
     "parse_action",
 ]
 
@@ -193,3 +195,28 @@ def parse_action(text: str) -> Action:
     if verb == "take" and len(args) == 1:
         return TakeDrawn(parse_card(args[0]))
     raise InvalidInputError(f"cannot read action {text!r}: {usage}")
+
+
+def interchangeable(action_ids: Sequence[int]) -> bool:
+    """Whether a choice between captures is no choice: two or more captures of Plains
+    of one month (no rule tells such Plains apart), e.g. ``10P1`` or ``10P2``.
+
+    >>> interchangeable([TAKE_BASE + 38, TAKE_BASE + 39])  # 10P1 or 10P2
+    True
+    >>> interchangeable([TAKE_BASE + 36, TAKE_BASE + 38])  # 10A or 10P1
+    False
+    """
+    targets = []
+    for action_id in action_ids:
+        if PLAY_TARGET_BASE <= action_id < DISCARD_BASE:
+            targets.append((action_id - PLAY_TARGET_BASE) % 48)
+        elif action_id >= TAKE_BASE:
+            targets.append(action_id - TAKE_BASE)
+        else:
+            return False  # a plain play or laying the card: a real choice
+    plains = KIND_MASKS[Kind.PLAIN]
+    return (
+        len(targets) >= 2
+        and len({t // 4 for t in targets}) == 1
+        and all(plains >> t & 1 for t in targets)
+    )

@@ -23,9 +23,10 @@ from koikoi.actions import (
     STOP_ID,
     TAKE_BASE,
     describe_action_id,
+    interchangeable,
 )
 from koikoi.agents import make_agent
-from koikoi.cards import CODES, KIND_MASKS, Kind
+from koikoi.cards import CODES
 from koikoi.engine import Match, Phase
 from koikoi.rules import get_rules
 from koikoi.server.app import create_app
@@ -136,17 +137,6 @@ def capture_options(legal: list[int], action: int) -> list[int]:
     return []
 
 
-def same_plains(options: list[int]) -> bool:
-    """Whether the choice is between Plains of one month: the page asks nothing then."""
-    targets = [a - TAKE_BASE if a >= TAKE_BASE else (a - PLAY_TARGET_BASE) % 48 for a in options]
-    plains = KIND_MASKS[Kind.PLAIN]
-    return (
-        len(targets) >= 2
-        and len({t // 4 for t in targets}) == 1
-        and all(plains >> t & 1 for t in targets)
-    )
-
-
 def legal_before(
     rules_rounds: int, seed: int, actions: list[tuple[int, int]], index: int
 ) -> list[int]:
@@ -189,7 +179,7 @@ def find_seed(rounds: int) -> tuple[int, list[tuple[int, int]], Match]:
             for i, (p, a) in enumerate(actions)
             if p == 0
             and len(options := capture_options(legal_before(rounds, seed, actions, i), a)) >= 2
-            and not same_plains(options)
+            and not interchangeable(options)
         ]
         two_match = any(t.startswith("play") for t in asked)
         if two_match and any(t.startswith("take") for t in asked):
@@ -227,7 +217,7 @@ def do_action(
     page asks nothing: it takes one of them by itself, or when the card is played."""
     page = p.page
     verb, *args = text.split()
-    if options and same_plains(options):
+    if options and interchangeable(options):
         if verb == "take":
             return  # the page captures without asking; the caller waits for the state
         args = args[:1]  # a click on the hand card plays it
@@ -550,7 +540,7 @@ def _two_match_seed() -> int:
             continue
         legal = match.legal_ids()
         if any(
-            len(options := capture_options(legal, a)) >= 2 and not same_plains(options)
+            len(options := capture_options(legal, a)) >= 2 and not interchangeable(options)
             for a in legal
         ):
             return seed
@@ -573,7 +563,7 @@ def test_the_field_is_bright_hand_cards_show_their_matches_and_the_hand_stays_in
     two = next(
         _card_of(a)
         for a in legal
-        if len(options := capture_options(legal, a)) >= 2 and not same_plains(options)
+        if len(options := capture_options(legal, a)) >= 2 and not interchangeable(options)
     )
     p = Page(browser, viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     page = p.page

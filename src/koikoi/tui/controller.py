@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
@@ -32,10 +31,11 @@ from koikoi.actions import (
     STOP_ID,
     TAKE_BASE,
     describe_action_id,
+    interchangeable,
 )
 from koikoi.agents import Agent, make_agent
 from koikoi.agents.base import ActionValue
-from koikoi.cards import CODES, KIND_MASKS, MONTH_NAMES, Kind
+from koikoi.cards import CODES, MONTH_NAMES
 from koikoi.engine import Event, Match, Phase, Round, month_of_round
 from koikoi.errors import IllegalActionError
 from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, hint_values, level_choice, preload_agent
@@ -220,32 +220,6 @@ def _codes(mask: int) -> str:
 
 def _points(n: object) -> str:
     return f"{n} point{'' if n == 1 else 's'}"
-
-
-def interchangeable(action_ids: Sequence[int]) -> bool:
-    """Whether a choice between captures is no choice: two or more captures of Plains
-    of one month (no rule tells such Plains apart), e.g. ``10P1`` or ``10P2``.
-
-    >>> from koikoi.actions import TAKE_BASE
-    >>> interchangeable([TAKE_BASE + 38, TAKE_BASE + 39])  # 10P1 or 10P2
-    True
-    >>> interchangeable([TAKE_BASE + 36, TAKE_BASE + 38])  # 10A or 10P1
-    False
-    """
-    targets = []
-    for action_id in action_ids:
-        if PLAY_TARGET_BASE <= action_id < DISCARD_BASE:
-            targets.append((action_id - PLAY_TARGET_BASE) % 48)
-        elif action_id >= TAKE_BASE:
-            targets.append(action_id - TAKE_BASE)
-        else:
-            return False  # a plain play or laying the card: a real choice
-    plains = KIND_MASKS[Kind.PLAIN]
-    return (
-        len(targets) >= 2
-        and len({t // 4 for t in targets}) == 1
-        and all(plains >> t & 1 for t in targets)
-    )
 
 
 def narrate(
