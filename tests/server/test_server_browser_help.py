@@ -23,13 +23,12 @@ from test_server_browser import (  # the module's fixtures and helpers
     game_id,
     hub_room,
     legal_before,
-    same_plains,
     server,
     simulate,
     wait_seq,
 )
 
-from koikoi.actions import TAKE_BASE, describe_action_id
+from koikoi.actions import TAKE_BASE, describe_action_id, interchangeable
 from koikoi.engine import Match
 from koikoi.rules import get_rules
 from koikoi.rules_help import yaku_rows
@@ -119,7 +118,7 @@ def _first_move_between_plains() -> tuple[int, int]:
         legal = match.legal_ids()
         for a in legal:
             options = capture_options(legal, a)
-            if same_plains(options):
+            if interchangeable(options):
                 return seed, min(options)
     raise AssertionError("no seed")
 
@@ -150,7 +149,7 @@ def _drawn_card_between_plains() -> tuple[int, list[tuple[int, int]], int]:
             if (
                 player == 0
                 and a >= TAKE_BASE
-                and same_plains(capture_options(legal_before(1, seed, actions, i), a))
+                and interchangeable(capture_options(legal_before(1, seed, actions, i), a))
             ):
                 return seed, actions, i
     raise AssertionError("no seed")
