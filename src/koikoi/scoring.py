@@ -263,6 +263,24 @@ class Settlement:
             "multipliers": [m.to_dict() for m in self.multipliers],
         }
 
+    def steps(self) -> list[tuple[str, int]]:
+        """Each multiplier in the order applied, described, with the points after it.
+
+        >>> from koikoi.cards import parse_cards
+        >>> scorer = Scorer(Rules())
+        >>> result = scorer.evaluate(parse_cards("3L 8L 9A"), 1, False)
+        >>> s = scorer.settle(result, winner=0, reason="stop", own_koikoi=0,
+        ...                   opponent_koikoi=1, improved_after_koikoi=False)
+        >>> [figure for _, figure in s.steps()], s.points
+        ([20, 40], 40)
+        """
+        out = []
+        figure = self.base
+        for m in self.multipliers:
+            figure = m.apply(figure)
+            out.append((m.describe(), figure))
+        return out
+
     def explain(self) -> str:
         """A human-readable, multi-line account of every point.
 
@@ -281,10 +299,7 @@ class Settlement:
             lines.append(f"Base: {self.base}")
         else:
             lines.append(f"Flat award: {self.base}")
-        figure = self.base
-        for m in self.multipliers:
-            figure = m.apply(figure)
-            lines.append(f"  {m.describe()} -> {figure}")
+        lines.extend(f"  {text} -> {figure}" for text, figure in self.steps())
         unit = "point" if self.points == 1 else "points"
         lines.append(f"Player {self.winner} scores {self.points} {unit}.")
         loser = 1 - self.winner

@@ -337,10 +337,7 @@ def round_lines(row: SheetRound, names: tuple[str, str]) -> list[str]:
             lines.append(f"  Base: {s.base}")
         else:
             lines.append(f"  {_FLAT_AWARDS.get(s.reason, s.reason)}: {s.base}")
-        figure = s.base
-        for m in s.multipliers:
-            figure = m.apply(figure)
-            lines.append(f"    {m.describe()} -> {figure}")
+        lines.extend(f"    {text} -> {figure}" for text, figure in s.steps())
         line = f"  {names[s.winner]} scores {s.points}"
         loser = 1 - s.winner
         if s.deltas[loser]:
