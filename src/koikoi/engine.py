@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -41,7 +42,7 @@ from koikoi.actions import (
 )
 from koikoi.cards import CODES, KINDS, MONTH_MASKS, card_list, format_cards
 from koikoi.errors import IllegalActionError, InvalidInputError
-from koikoi.rules import Rules, get_rules
+from koikoi.rules import GameRules, Rules, get_rules
 from koikoi.scoring import Scorer, Settlement, YakuScore
 
 __all__ = [
@@ -1048,30 +1049,19 @@ class Match:
             self.scores[p] += settlement.deltas[p]
         game = self.rules.game
         w = settlement.winner
-        if game.dealer == "winner":
-            if w is not None:
-                self.dealer = w
-            elif game.dealer_after_draw == "swap":
-                self.dealer = 1 - self.dealer
+        self.dealer = next_dealer(game, self.dealer, w)
         if game.leader == "previous_winner":
             if w is not None:
                 self.leader = w
         else:
             self.leader = self.dealer
-        bust = game.start_points > 0 and min(self.scores) <= 0
-        if bust or self.round_number >= game.rounds:
+        if is_bust(game, self.scores) or self.round_number >= game.rounds:
             self._end_match(rnd.dealer)
             return
         self._start_round()
 
     def _end_match(self, last_dealer: int) -> None:
-        s0, s1 = self.scores
-        if s0 != s1:
-            self.winner = 0 if s0 > s1 else 1
-        elif self.rules.game.match_tie == "dealer":
-            self.winner = last_dealer
-        else:
-            self.winner = None
+        self.winner = match_winner(self.rules.game, self.scores, last_dealer)
         self.is_over = True
         self._emit(Event("match_over", self.winner, None, 0, {"scores": list(self.scores)}))
 
@@ -1079,6 +1069,38 @@ class Match:
 
     def describe(self, action_id: int) -> str:
         return describe_action_id(action_id)
+
+
+def next_dealer(game: GameRules, dealer: int, winner: int | None) -> int:
+    """Who deals after a round that ``winner`` won (None: nobody), under
+    ``game.dealer`` and ``game.dealer_after_draw``.
+
+    >>> from koikoi.rules import get_rules
+    >>> game = get_rules("nintendo").game
+    >>> next_dealer(game, 0, 1), next_dealer(game, 0, None)  # a draw passes the deal here
+    (1, 1)
+    """
+    if game.dealer != "winner":
+        return dealer
+    if winner is not None:
+        return winner
+    return 1 - dealer if game.dealer_after_draw == "swap" else dealer
+
+
+def is_bust(game: GameRules, scores: Sequence[int]) -> bool:
+    """Whether a player's score fell to 0 or below under ``game.start_points``."""
+    return game.start_points > 0 and min(scores) <= 0
+
+
+def match_winner(game: GameRules, scores: Sequence[int], last_dealer: int | None) -> int | None:
+    """The winner of a finished match: the higher score; a tie goes to
+    ``last_dealer`` under ``game.match_tie = "dealer"``, else None (a draw)."""
+    s0, s1 = scores
+    if s0 != s1:
+        return 0 if s0 > s1 else 1
+    if game.match_tie == "dealer":
+        return last_dealer
+    return None
 
 
 def parse_seed(text: str) -> int:

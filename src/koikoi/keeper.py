@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from koikoi.cards import format_cards
-from koikoi.engine import shared_scorer
+from koikoi.engine import is_bust, match_winner, next_dealer, shared_scorer
 from koikoi.errors import InvalidInputError
 from koikoi.rules import RANGES, Rules
 from koikoi.scoring import (
@@ -190,20 +190,14 @@ class ScoreSheet:
         dealer = self.first_dealer
         if dealer is None:
             return None
-        game = self.rules.game
         for r in self.played:
-            if game.dealer != "winner":
-                continue
-            if r.settlement.winner is not None:
-                dealer = r.settlement.winner
-            elif game.dealer_after_draw == "swap":
-                dealer = 1 - dealer
+            dealer = next_dealer(self.rules.game, dealer, r.settlement.winner)
         return dealer
 
     @property
     def bust(self) -> bool:
         """Whether a player's score fell to 0 or below under ``game.start_points``."""
-        return self.start_points > 0 and min(self.totals) <= 0
+        return is_bust(self.rules.game, self.totals)
 
     @property
     def is_over(self) -> bool:
@@ -224,12 +218,8 @@ class ScoreSheet:
         """Who has the higher total now; on a tie, the last dealer under
         ``game.match_tie = "dealer"``, else ``None``. Once the match is over,
         the match winner."""
-        s0, s1 = self.totals
-        if s0 != s1:
-            return 0 if s0 > s1 else 1
-        if self.rules.game.match_tie == "dealer" and self.played:
-            return self.played[-1].dealer
-        return None
+        last_dealer = self.played[-1].dealer if self.played else None
+        return match_winner(self.rules.game, self.totals, last_dealer)
 
     # --------------------------------------------------------------- changes
 

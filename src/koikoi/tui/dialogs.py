@@ -19,6 +19,7 @@ from textual.widgets import Button, Static
 from koikoi.actions import KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
 from koikoi.agents.base import ActionValue
 from koikoi.cards import MONTH_MASKS, format_cards
+from koikoi.engine import is_bust, match_winner
 from koikoi.errors import KoiKoiError
 from koikoi.opponents import format_value, ranked
 from koikoi.rules import Rules
@@ -258,12 +259,11 @@ def match_after_stop(facts: KoiKoiFacts) -> str | None:
     deltas = facts.stop.deltas
     mine = facts.match_scores[0] + deltas[0]
     theirs = facts.match_scores[1] + deltas[1]
-    bust = game.start_points > 0 and min(mine, theirs) <= 0
-    if not bust and (facts.rounds <= 0 or facts.round_number < facts.rounds):
+    if not is_bust(game, (mine, theirs)) and (
+        facts.rounds <= 0 or facts.round_number < facts.rounds
+    ):
         return None
-    winner: int | None = None if mine == theirs else (0 if mine > theirs else 1)
-    if winner is None and game.match_tie == "dealer":
-        winner = facts.dealer
+    winner = match_winner(game, (mine, theirs), facts.dealer)
     if winner is None:
         return f"Stopping now ends the match in a draw, {_pair(mine, theirs)}."
     if winner == 0:
