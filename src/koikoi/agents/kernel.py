@@ -50,7 +50,16 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import card_value
-from koikoi.cards import BRIGHTS, MONTH_MASKS, parse_card
+from koikoi.cards import (
+    AKATAN,
+    ANIMALS,
+    AOTAN,
+    BRIGHTS,
+    MONTH_MASKS,
+    PLAINS,
+    RIBBONS,
+    parse_card,
+)
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.rules import Rules
@@ -418,8 +427,6 @@ def _yaku_values(rnd: Round, ids: list[int]) -> list[int]:
 PROGRESS_WEIGHT: Final = 8
 """The ``tactical`` policy's worth of one yaku point fully collected, on the progress scale."""
 
-_AKATAN: Final = (1 << 1) | (1 << 5) | (1 << 9)
-_AOTAN: Final = (1 << 21) | (1 << 33) | (1 << 37)
 _INOSHIKACHO: Final = (1 << 20) | (1 << 24) | (1 << 36)
 _SAKE_CUP: Final = 1 << 32
 _CURTAIN: Final = 1 << 8
@@ -429,8 +436,6 @@ _MOON: Final = 1 << 28
 @functools.lru_cache(maxsize=64)
 def _progress_targets(rules: Rules) -> tuple[tuple[int, int, int], ...]:
     """The ``tactical`` policy's targets: ``(mask, need, points)`` with points above 0."""
-    from koikoi.cards import ANIMALS, PLAINS, RIBBONS
-
     p = rules.points
     pool = BRIGHTS if rules.yaku.sanko_with_rainman else BRIGHTS & ~_RAIN_MAN
     plains = PLAINS | (_SAKE_CUP if rules.yaku.sake_cup != "animal" else 0)
@@ -438,8 +443,8 @@ def _progress_targets(rules: Rules) -> tuple[tuple[int, int, int], ...]:
         (pool, 3, p.sanko),
         (_INOSHIKACHO, 3, p.inoshikacho),
         (ANIMALS, 5, p.tane),
-        (_AKATAN, 3, p.akatan),
-        (_AOTAN, 3, p.aotan),
+        (AKATAN, 3, p.akatan),
+        (AOTAN, 3, p.aotan),
         (RIBBONS, 5, p.tanzaku),
         (plains, 10, p.kasu),
     ]
