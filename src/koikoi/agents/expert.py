@@ -19,6 +19,7 @@ description for the UIs.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -28,6 +29,7 @@ from typing import Any, Final
 
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
+from koikoi.agents.heuristic import HeuristicAgent
 from koikoi.agents.mcts import INFER_SLACK, MatchUtility, MCTSAgent
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
@@ -249,16 +251,10 @@ class ExpertAgent(MCTSAgent):
         return new_values, new_points
 
 
-_HEURISTIC: list[Any] = []
-
-
-def _heuristic() -> Any:
+@functools.cache
+def _heuristic() -> HeuristicAgent:
     """The shared heuristic player whose values serve as the prior."""
-    if not _HEURISTIC:
-        from koikoi.agents.heuristic import HeuristicAgent
-
-        _HEURISTIC.append(HeuristicAgent())
-    return _HEURISTIC[0]
+    return HeuristicAgent()
 
 
 def _solve(rnd: Round, me: int, utility: Callable[[float], float]) -> tuple[float, float]:
