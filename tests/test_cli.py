@@ -647,3 +647,16 @@ def test_serve_limits_come_from_flags_then_the_environment(
     monkeypatch.setenv("KOIKOI_HELLO_TIMEOUT", "soon")
     with pytest.raises(ServeError, match="KOIKOI_HELLO_TIMEOUT"):
         _config(build_parser().parse_args(["serve"]))
+
+
+def test_serve_limit_defaults_in_the_help_are_the_servers() -> None:
+    """The flags' help repeats ServerConfig's defaults (registering imports no server code)."""
+    pytest.importorskip("starlette")
+    from koikoi.commands.serve import _LIMITS
+    from koikoi.server.hub import ENV_FIELDS, ServerConfig
+
+    config = ServerConfig()
+    for flag, kind, default, _ in _LIMITS:
+        name = flag[2:].replace("-", "_")
+        assert name in ENV_FIELDS
+        assert getattr(config, name) == default and isinstance(default, kind), flag
