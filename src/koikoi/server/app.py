@@ -42,7 +42,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from koikoi import __version__
+from koikoi import __version__, i18n
 from koikoi.cards import parse_cards
 from koikoi.errors import KoiKoiError, RulesError
 from koikoi.opponents import LEVEL_CHOICES
@@ -288,6 +288,18 @@ async def metrics(request: Request) -> Response:
         media_type="text/plain; version=0.0.4",
         headers={"cache-control": "no-store"},
     )
+
+
+async def api_messages(request: Request) -> Response:
+    """The message catalog of one language (English message → translation)."""
+    lang = request.path_params["lang"]
+    if lang not in i18n.LANGUAGES:
+        allowed = ", ".join(i18n.LANGUAGES)
+        return _error(
+            ProtocolError("not_found", f"no messages for language {lang!r}; allowed: {allowed}"),
+            request,
+        )
+    return JSONResponse(dict(i18n.catalog(lang)), headers={"cache-control": "no-cache"})
 
 
 async def api_config(request: Request) -> Response:
@@ -620,6 +632,7 @@ def create_app(
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Route("/api/config", api_config),
+        Route("/api/messages/{lang}", api_messages),
         Route("/api/rules/{name}", api_rules),
         Route("/api/games", api_new_game, methods=["POST"]),
         Route("/api/join", api_join, methods=["POST"]),

@@ -8,10 +8,74 @@ const KK = (() => {
 
   async function loadConfig() {
     if (config) return config;
-    const r = await fetch("/api/config");
+    const [r] = await Promise.all([fetch("/api/config"), loadMessages()]);
     config = await r.json();
     for (const c of config.cards) byCode.set(c.code, c);
     return config;
+  }
+
+  /* Language. The English text is the message key; the Japanese catalog is the
+     server's koikoi/locales/ja.json (GET /api/messages/ja), shared with the terminal
+     game and the CLI. The choice is kept in localStorage ("koikoi.lang"); without one
+     the browser's language decides. Placeholders are {name}, as in Python. */
+  const LANGS = ["en", "ja"];
+  let lang = "en";
+  let messages = {};
+
+  function storedLanguage() {
+    try {
+      const saved = localStorage.getItem("koikoi.lang");
+      if (LANGS.includes(saved)) return saved;
+    } catch (_) { /* storage blocked: fall through */ }
+    const nav = (navigator.languages && navigator.languages[0]) || navigator.language || "en";
+    return nav.toLowerCase().startsWith("ja") ? "ja" : "en";
+  }
+
+  async function loadMessages() {
+    lang = storedLanguage();
+    document.documentElement.lang = lang;
+    if (lang === "en") { messages = {}; return; }
+    try {
+      const r = await fetch(`/api/messages/${lang}`);
+      messages = r.ok ? await r.json() : {};
+    } catch (_) {
+      messages = {};
+    }
+  }
+
+  function fill(text, params) {
+    if (!params) return text;
+    return text.replace(/\{(\w+)\}/g, (whole, key) => (key in params ? String(params[key]) : whole));
+  }
+
+  /* t(message, {name: value}): the message in the page's language. */
+  function t(message, params) {
+    return fill(messages[message] || message, params);
+  }
+
+  /* tn(singular, plural, n, params): English has two forms, Japanese one (keyed by
+     the singular); {n} is the count. */
+  function tn(singular, plural, n, params) {
+    const text = messages[singular] || (n === 1 ? singular : plural);
+    return fill(text, Object.assign({ n }, params || {}));
+  }
+
+  /* Translate static markup: data-i18n (text), data-i18n-label (aria-label),
+     data-i18n-title (title), data-i18n-placeholder (placeholder). The attribute
+     holds the English message. */
+  function applyI18n(root) {
+    const scope = root || document;
+    for (const node of scope.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+    for (const node of scope.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
+    for (const node of scope.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
+    for (const node of scope.querySelectorAll("[data-i18n-placeholder]")) node.placeholder = t(node.dataset.i18nPlaceholder);
+  }
+
+  /* Switch language and reload the page, so every view is drawn again in it. */
+  function setLanguage(code) {
+    if (!LANGS.includes(code)) return;
+    try { localStorage.setItem("koikoi.lang", code); } catch (_) { /* ignore */ }
+    location.reload();
   }
 
   function kids(...nodes) {
@@ -178,7 +242,7 @@ const KK = (() => {
 
   /* "1 point", "2 points". */
   function points(n) {
-    return `${n} point${n === 1 ? "" : "s"}`;
+    return tn("{n} point", "{n} points", n);
   }
 
   function sleep(ms) {
@@ -283,6 +347,8 @@ const KK = (() => {
     loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, yakuTable, multiplierName,
     groupByKind, KIND_LABEL, post, games, saveGame, forgetGame, hashParams, parseAction,
     reduceMotion, sleep, toast, settlementView, points,
+    t, tn, applyI18n, setLanguage, LANGS,
+    get lang() { return lang; },
     get config() { return config; },
   };
 })();

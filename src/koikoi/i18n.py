@@ -1,0 +1,128 @@
+"""Messages in English and Japanese: one catalog for the terminal game, the CLI and the web page.
+
+The English text in the source is the message key, as in gettext. Japanese
+translations live in ``koikoi/locales/ja.json``, one object mapping each English
+message to its Japanese text. The web page fetches the same catalog from the
+server (``/api/messages/ja``), so a message is translated once for every
+interface. Placeholders use ``str.format`` names (``{points}``); a translation
+must use exactly the placeholders of its English message, which the tests check
+for every message the source uses.
+
+Plurals: English has two forms, Japanese one. :func:`tn` takes both English
+forms and a count; the Japanese entry is keyed by the singular form.
+
+>>> set_language("en")
+>>> tn("{n} point", "{n} points", 1)
+'1 point'
+>>> set_language("ja")
+>>> tn("{n} point", "{n} points", 6)
+'6点'
+>>> set_language("en")
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Mapping
+from importlib import resources
+from typing import Final
+
+from koikoi.errors import InvalidInputError
+
+__all__ = [
+    "LANGUAGES",
+    "catalog",
+    "detect_language",
+    "language",
+    "set_language",
+    "t",
+    "tn",
+    "translate",
+]
+
+#: Supported languages: code → name in that language.
+LANGUAGES: Final[Mapping[str, str]] = {"en": "English", "ja": "日本語"}
+
+_current = "en"
+
+
+def _check(lang: str) -> str:
+    if lang not in LANGUAGES:
+        allowed = ", ".join(LANGUAGES)
+        raise InvalidInputError(f"language {lang!r} is not supported; choose one of: {allowed}")
+    return lang
+
+
+@functools.cache
+def catalog(lang: str) -> Mapping[str, str]:
+    """The translations of one language: English message → translated text.
+
+    English has no catalog (the messages are English); it returns ``{}``.
+
+    >>> catalog("en")
+    {}
+    """
+    if _check(lang) == "en":
+        return {}
+    text = resources.files("koikoi").joinpath("locales", f"{lang}.json").read_text("utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"locales/{lang}.json: expected one JSON object")
+    return {str(k): str(v) for k, v in data.items() if not str(k).startswith("//")}
+
+
+def set_language(lang: str) -> None:
+    """Choose the language of every later message (``"en"`` or ``"ja"``)."""
+    global _current
+    _current = _check(lang)
+
+
+def language() -> str:
+    """The language in use."""
+    return _current
+
+
+def detect_language(environ: Mapping[str, str] | None = None) -> str:
+    """The language the locale asks for: ``"ja"`` for a Japanese locale, else ``"en"``.
+
+    Looks at ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` and ``LANG``, in the order
+    gettext does.
+
+    >>> detect_language({"LANG": "ja_JP.UTF-8"})
+    'ja'
+    >>> detect_language({"LC_ALL": "C", "LANG": "ja_JP.UTF-8"})
+    'en'
+    """
+    env = os.environ if environ is None else environ
+    for key in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(key, "")
+        if value:
+            first = value.split(":")[0].lower()
+            return "ja" if first.startswith("ja") else "en"
+    return "en"
+
+
+def translate(message: str, lang: str | None = None, /, **params: object) -> str:
+    """``message`` in ``lang`` (default: the language in use), placeholders filled.
+
+    A message missing from the catalog falls back to English; the test suite
+    makes sure that never happens for a message the source uses.
+    """
+    text = catalog(_current if lang is None else lang).get(message, message)
+    return text.format(**params) if params else text
+
+
+def t(message: str, /, **params: object) -> str:
+    """``message`` in the language in use, with its placeholders filled."""
+    return translate(message, None, **params)
+
+
+def tn(singular: str, plural: str, n: int, /, **params: object) -> str:
+    """The form of a counted message for ``n``; ``{n}`` is filled with the count."""
+    if _current == "en":
+        text = singular if n == 1 else plural
+    else:
+        text = catalog(_current).get(singular, singular if n == 1 else plural)
+    return text.format(n=n, **params)
