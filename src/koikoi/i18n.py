@@ -1,8 +1,9 @@
 """Messages in English and Japanese: one catalog for the terminal game, the CLI and the web page.
 
 The English text in the source is the message key, as in gettext. Japanese
-translations live in ``koikoi/locales/ja.json``, one object mapping each English
-message to its Japanese text. The web page fetches the same catalog from the
+translations live in ``koikoi/locales/ja/*.json``: each file (one per part of
+the program) is one object mapping English messages to their Japanese text, and
+a message may appear in several files only with the same translation. The web page fetches the same catalog from the
 server (``/api/messages/ja``), so a message is translated once for every
 interface. Placeholders use ``str.format`` names (``{points}``); a translation
 must use exactly the placeholders of its English message, which the tests check
@@ -66,11 +67,23 @@ def catalog(lang: str) -> Mapping[str, str]:
     """
     if _check(lang) == "en":
         return {}
-    text = resources.files("koikoi").joinpath("locales", f"{lang}.json").read_text("utf-8")
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise InvalidInputError(f"locales/{lang}.json: expected one JSON object")
-    return {str(k): str(v) for k, v in data.items() if not str(k).startswith("//")}
+    merged: dict[str, str] = {}
+    folder = resources.files("koikoi").joinpath("locales", lang)
+    for part in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not part.name.endswith(".json"):
+            continue
+        data = json.loads(part.read_text("utf-8"))
+        if not isinstance(data, dict):
+            raise InvalidInputError(f"locales/{lang}/{part.name}: expected one JSON object")
+        for key, value in data.items():
+            if key.startswith("//"):
+                continue
+            if key in merged and merged[key] != value:
+                raise InvalidInputError(
+                    f"locales/{lang}/{part.name}: {key!r} is translated twice, differently"
+                )
+            merged[key] = str(value)
+    return merged
 
 
 def set_language(lang: str) -> None:

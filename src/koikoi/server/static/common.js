@@ -15,7 +15,7 @@ const KK = (() => {
   }
 
   /* Language. The English text is the message key; the Japanese catalog is the
-     server's koikoi/locales/ja.json (GET /api/messages/ja), shared with the terminal
+     server's koikoi/locales/ja/*.json (GET /api/messages/ja), shared with the terminal
      game and the CLI. The choice is kept in localStorage ("koikoi.lang"); without one
      the browser's language decides. Placeholders are {name}, as in Python. */
   const LANGS = ["en", "ja"];
