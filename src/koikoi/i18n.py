@@ -3,9 +3,9 @@
 The English text in the source is the message key, as in gettext. Japanese
 translations live in ``koikoi/locales/ja/*.json``: each file (one per part of
 the program) is one object mapping English messages to their Japanese text, and
-a message may appear in several files only with the same translation. The web page fetches the same catalog from the
-server (``/api/messages/ja``), so a message is translated once for every
-interface. Placeholders use ``str.format`` names (``{points}``); a translation
+a message may appear in several files only with the same translation. The
+web page fetches the same catalog from the server (``/api/messages/ja``), so a
+message is translated once for every interface. Placeholders use ``str.format`` names (``{points}``); a translation
 must use exactly the placeholders of its English message, which the tests check
 for every message the source uses.
 
