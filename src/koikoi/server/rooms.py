@@ -75,8 +75,8 @@ def progress_of(view: PlayerView) -> list[list[dict[str, Any]]]:
     (the same for every seat, so the opponent's progress is shown too). A yaku is
     impossible once the other player holds a card it needs or too few of its cards
     are left (or, for a viewing yaku, when its spoiler is in the pile); ``done`` means
-    the yaku is made and scores. The pure logic is :func:`koikoi.tui.progress.yaku_progress`, which the
-    terminal game shows.
+    the yaku is made and scores. The pure logic is the terminal game's,
+    :func:`koikoi.tui.progress.yaku_progress`.
 
     >>> from koikoi.engine import Match
     >>> from koikoi.rules import get_rules
