@@ -511,14 +511,18 @@
     for (const node of $("board").querySelectorAll(".card[data-code]")) {
       const code = node.dataset.code;
       let r0 = before.get(code);
+      const fromCard = !!r0;
       if (!r0 && origins && origins[code]) r0 = before.get(origins[code]);
       if (!r0) continue;
       const r1 = node.getBoundingClientRect();
       const dx = r0.left - r1.left;
       const dy = r0.top - r1.top;
       if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      // A card that changes size (field to capture pile) shrinks on its way there.
+      const scale = fromCard && r1.width ? ` scale(${r0.width / r1.width})` : "";
       node.classList.add("no-anim");
-      node.style.transform = `translate(${dx}px, ${dy}px)`;
+      node.style.transformOrigin = "0 0";
+      node.style.transform = `translate(${dx}px, ${dy}px)${scale}`;
       moved.push(node);
     }
     if (!moved.length) return;
