@@ -52,9 +52,13 @@ const KKTable = (() => {
     return box;
   }
 
+  // The Japanese name without its romanisation: "猪鹿蝶" of "猪鹿蝶 inoshikachō".
+  function kanji(key) {
+    return (KK.yakuName(key).ja || "").split(" ")[0];
+  }
+
   function yakuLabel(key) {
-    const n = KK.yakuName(key);
-    return KK.lang === "ja" && n.ja ? n.ja : n.en;
+    return KK.lang === "ja" && kanji(key) ? kanji(key) : KK.yakuName(key).en;
   }
 
   /* The rows worth a glance, as the terminal game's progress line: made yaku first,
@@ -85,7 +89,7 @@ const KKTable = (() => {
     return el("li", { class: `progress-row ${state}`, "data-yaku": r.name, title: n.ja ? `${n.en} · ${n.ja}` : n.en },
       el("span", { class: "yaku-label" },
         el("span", { class: "yaku-en", text: yakuLabel(r.name) }),
-        KK.lang !== "ja" && n.ja ? el("span", { class: "yaku-ja", lang: "ja", text: n.ja }) : null),
+        KK.lang !== "ja" && kanji(r.name) ? el("span", { class: "yaku-ja", lang: "ja", text: kanji(r.name) }) : null),
       pips,
       el("span", { class: "have", text: `${r.have}/${r.need}` }),
       el("span", { class: "pts", text: KK.points(r.points) }),
