@@ -37,6 +37,7 @@ from koikoi.errors import KoiKoiError, RecordError
 from koikoi.opponents import hint_values, level_choice, ranked
 from koikoi.rules import Rules
 from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
+from koikoi.tui.progress import yaku_progress
 from koikoi.views import PlayerView, view_of
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "ai_rng",
     "new_game_id",
     "new_token",
+    "progress_of",
     "token_hash",
 ]
 
@@ -64,6 +66,39 @@ _AGENT_SPECS: Final[dict[str, str]] = {
     **{strength: strength for strength in AGENT_CHOICES},
     "mcts": "mcts:time=1",
 }
+
+
+def progress_of(view: PlayerView) -> list[list[dict[str, Any]]]:
+    """Both players' progress toward each yaku of the rules, from what ``view`` shows.
+
+    Only public facts go in: the two capture piles, the round's month and the rules
+    (the same for every seat, so the opponent's progress is shown too). A yaku is
+    impossible once the other player holds a card it needs or too few of its cards
+    are left (or, for a viewing yaku, when its spoiler is in the pile); ``done`` means
+    the yaku is made and scores. The pure logic is the terminal game's,
+    :func:`koikoi.tui.progress.yaku_progress`.
+
+    >>> from koikoi.engine import Match
+    >>> from koikoi.rules import get_rules
+    >>> rows = progress_of(view_of(Match(get_rules("nintendo"), seed=1), 0))
+    >>> sorted(rows[0][0])
+    ['done', 'have', 'name', 'need', 'points', 'possible']
+    """
+    piles = view.piles
+    return [
+        [
+            {
+                "name": row.name,
+                "have": min(row.have, row.need),
+                "need": row.need,
+                "points": row.points,
+                "possible": row.possible,
+                "done": row.done and row.possible,
+            }
+            for row in yaku_progress(view.rules, piles[p], piles[1 - p], month=view.month)
+        ]
+        for p in (0, 1)
+    ]
 
 
 def new_token() -> str:
@@ -364,6 +399,7 @@ class Room:
             "view": view.to_dict(),
             "events": self.events_for(seat, start),
             "yaku": self.yaku(),
+            "progress": progress_of(view),
             "decision": self.decision(),
             "over": self.match.is_over,
             "winner": self.match.winner,

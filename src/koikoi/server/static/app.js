@@ -38,6 +38,7 @@
 
   async function main() {
     await KK.loadConfig();
+    KKSound.updateToggle();
     setupHome();
     setupGameUi();
     window.addEventListener("hashchange", route);
@@ -209,7 +210,7 @@
   }
 
   function clearBoard() {
-    for (const id of ["top-hand", "top-pile", "field", "drawn", "bottom-pile", "bottom-hand", "choice-bar", "log", "top-info", "bottom-info", "round-info", "scoreline", "stock-card"]) {
+    for (const id of ["top-hand", "top-pile", "field", "drawn", "bottom-pile", "bottom-hand", "choice-bar", "log", "top-info", "bottom-info", "round-info", "scoreline", "stock-card", "progress", "top-progress", "bottom-progress"]) {
       $(id).replaceChildren();
     }
     $("hint-box").hidden = true;
@@ -445,6 +446,7 @@
     for (const ev of msg.events) {
       G.events.push(ev);
       appendLog(ev);
+      KKSound.event(ev);
       if (ev.type === "play" || ev.type === "draw" || ev.type === "take") {
         if (ev.round !== board.round) continue;
         applyEvent(board, ev);
@@ -509,14 +511,18 @@
     for (const node of $("board").querySelectorAll(".card[data-code]")) {
       const code = node.dataset.code;
       let r0 = before.get(code);
+      const fromCard = !!r0;
       if (!r0 && origins && origins[code]) r0 = before.get(origins[code]);
       if (!r0) continue;
       const r1 = node.getBoundingClientRect();
       const dx = r0.left - r1.left;
       const dy = r0.top - r1.top;
       if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
+      // A card that changes size (field to capture pile) shrinks on its way there.
+      const scale = fromCard && r1.width ? ` scale(${r0.width / r1.width})` : "";
       node.classList.add("no-anim");
-      node.style.transform = `translate(${dx}px, ${dy}px)`;
+      node.style.transformOrigin = "0 0";
+      node.style.transform = `translate(${dx}px, ${dy}px)${scale}`;
       moved.push(node);
     }
     if (!moved.length) return;
@@ -528,15 +534,7 @@
   }
 
   function pileEl(codes, who) {
-    const box = document.createDocumentFragment();
-    for (const [kind, list] of KK.groupByKind(codes)) {
-      if (!list.length) continue;
-      const group = el("div", { class: "pile-group", role: "group", "aria-label": `${who}: ${KK.KIND_LABEL[kind]}, ${list.length}` });
-      for (const c of list) group.append(KK.cardEl(c));
-      group.append(el("span", { class: "count", "aria-hidden": "true", text: String(list.length) }));
-      box.append(group);
-    }
-    return box;
+    return KKTable.pileEl(codes, who); // the four kinds with counts (table.js)
   }
 
   function renderBoard(b, opts = {}) {
@@ -614,6 +612,7 @@
       el("span", {}, `${nameOf(0)}: `, el("strong", { id: "score-0", text: String(b.matchScores[0]) })),
       el("span", {}, `${nameOf(1)}: `, el("strong", { id: "score-1", text: String(b.matchScores[1]) })),
     );
+    KKTable.renderProgress(G.state, nameOf, me); // yaku progress of both players (table.js)
   }
 
   // ------------------------------------------------------------- interaction
