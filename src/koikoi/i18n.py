@@ -5,9 +5,10 @@ translations live in ``koikoi/locales/ja/*.json``: each file (one per part of
 the program) is one object mapping English messages to their Japanese text, and
 a message may appear in several files only with the same translation. The
 web page fetches the same catalog from the server (``/api/messages/ja``), so a
-message is translated once for every interface. Placeholders use ``str.format`` names (``{points}``); a translation
-must use exactly the placeholders of its English message, which the tests check
-for every message the source uses.
+message is translated once for every interface. Placeholders use
+``str.format`` names (``{points}``); a translation must use exactly the
+placeholders of its English message, which the tests check for every message
+the source uses.
 
 Plurals: English has two forms, Japanese one. :func:`tn` takes both English
 forms and a count; the Japanese entry is keyed by the singular form.
