@@ -135,7 +135,7 @@ def t(message: str, /, **params: object) -> str:
     return translate(message, None, **params)
 
 
-def N_(message: str, /) -> str:  # noqa: N802 (gettext's name)
+def N_(message: str, /) -> str:
     """Mark ``message`` for the catalog without translating it (gettext's ``N_``).
 
     For English made at import time (module constants, Textual ``BINDINGS``),
