@@ -107,6 +107,12 @@ def test_a_japanese_browser_gets_japanese_until_it_chooses(
     assert page.locator("#result-title").inner_text() == "結果"
     crane = page.get_attribute("#k-months .card[data-code='1L']", "aria-label")
     assert crane == "松に鶴 · 光 (1L)"
+    page.goto(f"{server.base}/replay")
+    page.wait_for_selector(".lang-switch button[aria-pressed='true'][data-lang='ja']")
+    assert page.locator("#pick h2").inner_text() == "再生を開く"
+    assert page.locator("nav a[href='/keeper']").inner_text() == "点数計算"
+    page.goto(f"{server.base}/keeper")
+    page.wait_for_selector("#k-months .card")
     with page.expect_navigation():
         page.click(".lang-switch button[data-lang='en']")
     page.wait_for_selector("#k-months .card")

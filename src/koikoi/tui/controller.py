@@ -38,7 +38,7 @@ from koikoi.agents.base import ActionValue
 from koikoi.cards import CODES, MONTH_NAMES
 from koikoi.engine import Event, Match, Phase, Round, month_of_round
 from koikoi.errors import IllegalActionError
-from koikoi.i18n import language, t, td, tn
+from koikoi.i18n import N_, language, t, td, tn
 from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, hint_values, level_choice, preload_agent
 from koikoi.rules import Rules
 from koikoi.scoring import (
@@ -411,6 +411,18 @@ def narrate(
     return None
 
 
+_SETTLED: Final[dict[str, str]] = {
+    "stop": N_("stop"),
+    "exhausted": N_("no cards left"),
+    "exhausted_highest": N_("higher yaku"),
+    "exhausted_last_yaku": N_("last yaku"),
+    "dealer_point": N_("dealer's point"),
+    "oya_ken": N_("dealer's point"),
+    "instant": N_("instant hand"),
+}
+"""How a round was settled, in words (the reasons of :class:`Settlement`)."""
+
+
 def yaku_line(y: YakuScore) -> str:
     """One yaku in a line: :meth:`YakuScore.describe`, in the language in use."""
     if language() == "en":
@@ -428,7 +440,7 @@ def multiplier_line(m: Multiplier) -> str:
 
 def explain_settlement(s: Settlement, names: tuple[str, str]) -> str:
     """:meth:`Settlement.explain` in the language in use, with the players' names."""
-    lines = [t("Round settled ({reason}).", reason=s.reason)]
+    lines = [t("Round settled ({reason}).", reason=td(_SETTLED.get(s.reason, s.reason)))]
     if s.winner is None:
         lines.append(t("Nobody scores."))
         return "\n".join(lines)
