@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import random
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from koikoi.actions import parse_action
@@ -341,3 +342,18 @@ def deal_round(rules: Rules | str, seed: int, *, events: bool = True) -> Round:
         round_number=rng.randint(1, 14),
         events=events,
     )
+
+
+# ------------------------------------------------------------------ language
+
+
+@pytest.fixture(autouse=True)
+def _english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test starts in English whatever the machine's locale (``koikoi`` reads
+    ``$KOIKOI_LANG`` first), and leaves the language in English for the next one."""
+    from koikoi import i18n
+
+    monkeypatch.setenv("KOIKOI_LANG", "en")
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")

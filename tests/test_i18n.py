@@ -1,7 +1,7 @@
 """Every message the source uses exists in English and Japanese.
 
 The English text is the key (see koikoi/i18n.py). This test collects every
-message the package passes to ``t``/``tn`` (Python), ``KK.t``/``KK.tn``
+message the package passes to ``t``/``tn``/``N_`` (Python), ``KK.t``/``KK.tn``
 (JavaScript) and ``data-i18n*`` attributes (HTML), and checks that the Japanese
 catalog has each one, non-empty, with the same placeholders.
 """
@@ -9,6 +9,7 @@ catalog has each one, non-empty, with the same placeholders.
 from __future__ import annotations
 
 import ast
+import html
 import re
 import string
 from pathlib import Path
@@ -38,7 +39,7 @@ def _python_messages() -> dict[str, str]:
                 if isinstance(node.func, ast.Attribute)
                 else ""
             )
-            if name not in ("t", "tn"):
+            if name not in ("t", "tn", "N_"):
                 continue
             # the first argument is the key (tn's plural form is English only)
             arg = node.args[0] if node.args else None
@@ -62,7 +63,38 @@ def _web_messages() -> dict[str, str]:
             found[_js_unescape(match.group(2))] = path.name
     for path in sorted(static.glob("*.html")):
         for match in _HTML_ATTR.finditer(path.read_text("utf-8")):
-            found[match.group(1).replace("&amp;", "&")] = path.name
+            found[html.unescape(match.group(1))] = path.name
+    return found
+
+
+def _data_messages() -> dict[str, str]:
+    """The core's data tables that the interfaces show through ``td()``."""
+    from koikoi.agents.expert import LEVELS
+    from koikoi.cards import ENGLISH_NAMES, MONTH_NAMES, Kind
+    from koikoi.rules import PRESET_NAMES, get_rules
+    from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
+    from koikoi.scoring import MULTIPLIER_NAMES, YAKU_NAMES
+    from koikoi.server.catalog import KIND_NAMES
+
+    found: dict[str, str] = {}
+    for name in ENGLISH_NAMES:
+        found[name] = "cards.ENGLISH_NAMES"
+    for name in MONTH_NAMES:
+        found[name] = "cards.MONTH_NAMES"
+    for english, _ in KIND_NAMES.values():
+        found[english] = "server.catalog.KIND_NAMES"
+    for kind in Kind:
+        found[kind.label] = "cards.Kind.label"
+    for english, _ in YAKU_NAMES.values():
+        found[english] = "scoring.YAKU_NAMES"
+    for needs in [*YAKU_NEEDS.values(), *(when[1] for when in YAKU_NEEDS_WHEN.values())]:
+        found[needs] = "rules_help.YAKU_NEEDS"
+    for name in MULTIPLIER_NAMES.values():
+        found[name] = "scoring.MULTIPLIER_NAMES"
+    for level in LEVELS:
+        found[level.title] = found[level.description] = "agents.expert.LEVELS"
+    for preset in PRESET_NAMES:
+        found[get_rules(preset).description] = f"presets/{preset}.toml"
     return found
 
 
@@ -71,7 +103,7 @@ def _placeholders(text: str) -> set[str]:
 
 
 def _all_messages() -> dict[str, str]:
-    return {**_python_messages(), **_web_messages()}
+    return {**_data_messages(), **_python_messages(), **_web_messages()}
 
 
 def test_the_scanner_finds_messages_in_every_kind_of_file() -> None:

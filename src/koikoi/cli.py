@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from koikoi import __version__
+from koikoi import __version__, i18n
 from koikoi.errors import KoiKoiError
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Koi-Koi (Hanafuda) for two: every rule set, exact scoring, AI players.",
     )
     parser.add_argument("--version", action="version", version=f"koikoi {__version__}")
+    add_language_option(parser, default=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -58,6 +60,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_language_option(parser: argparse.ArgumentParser, *, default: object) -> None:
+    """``--lang en|ja``: the language of the messages (default: ``$KOIKOI_LANG``, else the
+    locale). ``koikoi --lang ja COMMAND`` and ``koikoi COMMAND --lang ja`` (the
+    commands that take it, such as ``play``) set the same ``args.lang``; a subcommand
+    passes ``default=argparse.SUPPRESS`` so that it leaves the global one alone."""
+    parser.add_argument(
+        "--lang",
+        choices=sorted(i18n.LANGUAGES),
+        default=default,
+        help="language of the messages: en or ja (default: $KOIKOI_LANG, else the locale)",
+    )
+
+
+def choose_language(args: argparse.Namespace) -> None:
+    """Set the language of every message: ``--lang``, else ``$KOIKOI_LANG``, else the
+    locale (:func:`koikoi.i18n.detect_language`).
+
+    Raises:
+        InvalidInputError: ``$KOIKOI_LANG`` names a language that is not supported.
+    """
+    lang = getattr(args, "lang", None) or os.environ.get("KOIKOI_LANG") or None
+    i18n.set_language(lang if lang is not None else i18n.detect_language())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
@@ -67,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        choose_language(args)
         result = func(args)
     except KoiKoiError as exc:
         print(f"koikoi: error: {exc}", file=sys.stderr)

@@ -8,13 +8,14 @@ deliberate change of the screens and look at the SVGs before committing them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tui_driver import find_seed, greedy_policy, next_prompt, play_until, wait_for
 
+from koikoi import i18n
 from koikoi.engine import Phase
 from koikoi.record import GameRecord
 from koikoi.rules import get_rules
@@ -171,3 +172,40 @@ def test_replay(snap_compare: Compare, size: tuple[int, int]) -> None:
     record = GameRecord.from_match(game.match, players=list(game.names), created="2024-01-01")
     app = ReplayApp(record)
     assert snap_compare(app, terminal_size=size, press=["right"] * 6)
+
+
+@pytest.fixture
+def japanese() -> Iterator[None]:
+    """The screens in Japanese (double-width text) for one test."""
+    i18n.set_language("ja")
+    try:
+        yield
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_japanese(
+    snap_compare: Compare, tmp_path: Path, size: tuple[int, int], japanese: None
+) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 8 and v.piles[0] and v.piles[1])
+    app = game_app(seed, tmp_path)
+    run_before = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_koikoi_decision_japanese(snap_compare: Compare, tmp_path: Path, japanese: None) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
+    app = game_app(seed, tmp_path)
+    run_before = to_prompt(app, stop=lambda p: p == "decide", human_actions=n)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_new_game_screen_japanese(snap_compare: Compare, tmp_path: Path, japanese: None) -> None:
+    app = KoiKoiApp(records=None, saves=tmp_path / "saves", pace=0.0, advisor="test-advisor")
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

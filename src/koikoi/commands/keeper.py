@@ -16,11 +16,14 @@ import tomllib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from koikoi.commands.rules import width
 from koikoi.errors import InvalidInputError
+from koikoi.i18n import N_, language, t, td, tn
 
 if TYPE_CHECKING:
     from koikoi.keeper import RoundEntry, ScoreSheet, SheetRound
     from koikoi.rules import Rules
+    from koikoi.scoring import Multiplier, YakuScore
 
 __all__ = ["load_match_file", "parse_names", "register", "run", "summary_lines"]
 
@@ -29,7 +32,10 @@ _UNDO = ("u", "undo")
 _QUIT = ("q", "quit")
 _FILE_KEYS = ("rules", "names", "rounds", "first_dealer", "round")
 _ROUND_KEYS = ("winner", "cards", "koikoi")
-_FLAT_AWARDS = {"dealer_point": "Dealer point", "oya_ken": "Oya-ken (the dealer's privilege)"}
+_FLAT_AWARDS = {
+    "dealer_point": N_("Dealer point"),
+    "oya_ken": N_("Oya-ken (the dealer's privilege)"),
+}
 
 
 def register(subparsers: Any) -> None:
@@ -294,13 +300,21 @@ def _file_calls(data: Any) -> tuple[int, int]:
 
 def _header(rules: Rules, rounds: int, names: tuple[str, str], first_dealer: int | None) -> str:
     a, b = _labels(names, "{name} ({letter})")
-    unit = "round" if rounds == 1 else "rounds"
-    parts = [f"Score keeper: {rules.name}, {rounds} {unit}, {a} against {b}"]
+    parts = [
+        tn(
+            "Score keeper: {rules}, {n} round, {a} against {b}",
+            "Score keeper: {rules}, {n} rounds, {a} against {b}",
+            rounds,
+            rules=rules.name,
+            a=a,
+            b=b,
+        )
+    ]
     if rules.game.start_points:
-        parts.append(f"each starts with {rules.game.start_points} points")
+        parts.append(t("each starts with {points} points", points=rules.game.start_points))
     if first_dealer is not None:
-        parts.append(f"{names[first_dealer]} deals round 1")
-    return ", ".join(parts) + "."
+        parts.append(t("{name} deals round 1", name=names[first_dealer]))
+    return t(", ").join(parts) + t(".")
 
 
 def _round_title(number: int, dealer: int | None, names: tuple[str, str]) -> str:
@@ -308,14 +322,46 @@ def _round_title(number: int, dealer: int | None, names: tuple[str, str]) -> str
     from koikoi.scoring import month_of_round
 
     month = month_of_round(number)
-    title = f"Round {number} (month {month}, {MONTH_NAMES[month - 1]})"
+    title = t(
+        "Round {round} (month {month}, {name})",
+        round=number,
+        month=month,
+        name=td(MONTH_NAMES[month - 1]),
+    )
     if dealer is not None:
-        title += f", {names[dealer]} deals"
+        title += t(", {name} deals", name=names[dealer])
     return title
 
 
 def _totals(totals: tuple[int, int], names: tuple[str, str]) -> str:
-    return f"Totals: {names[0]} {totals[0]}, {names[1]} {totals[1]}"
+    return t(
+        "Totals: {a} {a_total}, {b} {b_total}",
+        a=names[0],
+        a_total=totals[0],
+        b=names[1],
+        b_total=totals[1],
+    )
+
+
+def _yaku_line(y: YakuScore) -> str:
+    """One yaku: :meth:`~koikoi.scoring.YakuScore.describe`, in the language in use."""
+    if language() == "en":
+        return y.describe()
+    from koikoi.cards import format_cards
+    from koikoi.scoring import YAKU_NAMES
+
+    name = td(YAKU_NAMES.get(y.name, (y.name, y.name))[0])
+    return f"{name} [{format_cards(y.cards)}]: {y.points}"
+
+
+def _step_line(m: Multiplier, text: str) -> str:
+    """A multiplier step (``text``: its English description) in the language in use."""
+    if language() == "en":
+        return text
+    from koikoi.scoring import MULTIPLIER_NAMES
+
+    label = MULTIPLIER_NAMES.get(m.name, m.name)
+    return td(label) + text.removeprefix(label)
 
 
 def round_lines(row: SheetRound, names: tuple[str, str]) -> list[str]:
@@ -324,25 +370,34 @@ def round_lines(row: SheetRound, names: tuple[str, str]) -> list[str]:
     entry = row.entry
     title = _round_title(row.number, row.dealer, names)
     if entry.winner is None:
-        lines = [f"{title}: nobody wins"]
+        lines = [t("{title}: nobody wins", title=title)]
     else:
-        lines = [f"{title}: {names[entry.winner]} wins"]
+        lines = [t("{title}: {name} wins", title=title, name=names[entry.winner])]
         if any(entry.koikoi):
-            lines[0] += f"; koi-koi: {names[0]} x{entry.koikoi[0]}, {names[1]} x{entry.koikoi[1]}"
+            lines[0] += t(
+                "; koi-koi: {a} x{a_calls}, {b} x{b_calls}",
+                a=names[0],
+                a_calls=entry.koikoi[0],
+                b=names[1],
+                b_calls=entry.koikoi[1],
+            )
     if s.winner is None:
-        lines.append("  No score.")
+        lines.append("  " + t("No score."))
     else:
         if s.yaku:
-            lines.extend(f"  {y.describe()}" for y in s.yaku)
-            lines.append(f"  Base: {s.base}")
+            lines.extend(f"  {_yaku_line(y)}" for y in s.yaku)
+            lines.append("  " + t("Base: {base}", base=s.base))
         else:
-            lines.append(f"  {_FLAT_AWARDS.get(s.reason, s.reason)}: {s.base}")
-        lines.extend(f"    {text} -> {figure}" for text, figure in s.steps())
-        line = f"  {names[s.winner]} scores {s.points}"
+            lines.append(f"  {td(_FLAT_AWARDS.get(s.reason, s.reason))}: {s.base}")
+        lines.extend(
+            f"    {_step_line(m, text)} -> {figure}"
+            for m, (text, figure) in zip(s.multipliers, s.steps(), strict=True)
+        )
+        line = "  " + t("{name} scores {points}", name=names[s.winner], points=s.points)
         loser = 1 - s.winner
         if s.deltas[loser]:
-            line += f", {names[loser]} pays {-s.deltas[loser]}"
-        lines.append(line + ".")
+            line += t(", {name} pays {points}", name=names[loser], points=-s.deltas[loser])
+        lines.append(line + t("."))
     lines.append(_totals(row.totals, names))
     return lines
 
@@ -350,27 +405,28 @@ def round_lines(row: SheetRound, names: tuple[str, str]) -> list[str]:
 def summary_lines(sheet: ScoreSheet) -> list[str]:
     """The table of every round with running totals, then the result."""
     a, b = sheet.names
-    rows = [("Round", "Winner", "Points", a, b)]
+    rows = [(t("Round"), t("Winner"), t("Points"), a, b)]
     if sheet.start_points:
-        rows.append(("start", "", "", str(sheet.start_points), str(sheet.start_points)))
+        rows.append((t("start"), "", "", str(sheet.start_points), str(sheet.start_points)))
     for r in sheet.played:
         s = r.settlement
         winner = "-" if s.winner is None else sheet.names[s.winner]
         if s.winner is not None and r.entry.winner is None:
-            winner += " (dealer)"
+            winner += t(" (dealer)")
         rows.append((str(r.number), winner, str(s.points), str(r.totals[0]), str(r.totals[1])))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    widths = [max(width(row[i]) for row in rows) for i in range(5)]
     lines = []
     for row in rows:
+        pad = [" " * (w - width(cell)) for cell, w in zip(row, widths, strict=True)]
         cells = [
-            row[0].rjust(widths[0]),
-            row[1].ljust(widths[1]),
-            row[2].rjust(widths[2]),
-            row[3].rjust(widths[3]),
-            row[4].rjust(widths[4]),
+            pad[0] + row[0],
+            row[1] + pad[1],
+            pad[2] + row[2],
+            pad[3] + row[3],
+            pad[4] + row[4],
         ]
         lines.append("  ".join(cells).rstrip())
-    lines.append(f"Result: {sheet.result()}")
+    lines.append(t("Result: {result}", result=sheet.result()))
     return lines
 
 
@@ -408,7 +464,7 @@ class _Prompter:
         self.out.write(text + "\n")
 
     def error(self, exc: Exception) -> None:
-        self.out.write(f"  error: {exc}; try again\n")
+        self.out.write("  " + t("error: {error}; try again", error=exc) + "\n")
 
 
 def _ask_round(sheet: ScoreSheet, p: _Prompter) -> RoundEntry | str:
@@ -419,7 +475,7 @@ def _ask_round(sheet: ScoreSheet, p: _Prompter) -> RoundEntry | str:
     n = sheet.round_number
     a, b = _labels(sheet.names, "{letter}={name}")
     while True:
-        answer = p.ask(f"Who won round {n}? {a}, {b}, N=nobody (u: undo, q: quit)")
+        answer = p.ask(t("Who won round {n}? {a}, {b}, N=nobody (u: undo, q: quit)", n=n, a=a, b=b))
         key = answer.casefold()
         if key in _UNDO:
             return "undo"
@@ -436,7 +492,7 @@ def _ask_round(sheet: ScoreSheet, p: _Prompter) -> RoundEntry | str:
     calls = [0, 0]
     for q in (winner, 1 - winner):
         while True:
-            answer = p.ask(f"Koi-koi calls by {sheet.names[q]} in round {n} [0]")
+            answer = p.ask(t("Koi-koi calls by {name} in round {n} [0]", name=sheet.names[q], n=n))
             if answer.casefold() in _UNDO:
                 return "restart"
             try:
@@ -447,7 +503,9 @@ def _ask_round(sheet: ScoreSheet, p: _Prompter) -> RoundEntry | str:
                 continue
             break
     while True:
-        answer = p.ask(f"{sheet.names[winner]}'s captured cards (codes such as 1L 3L 8L 9A)")
+        answer = p.ask(
+            t("{name}'s captured cards (codes such as 1L 3L 8L 9A)", name=sheet.names[winner])
+        )
         if answer.casefold() in _UNDO:
             return "restart"
         try:
@@ -478,13 +536,13 @@ def _interactive(sheet: ScoreSheet, p: _Prompter) -> tuple[ScoreSheet, bool]:
             if got == "quit":
                 return sheet, True
             if got == "restart":
-                p.say(f"Round {sheet.round_number} again from the start.")
+                p.say(t("Round {n} again from the start.", n=sheet.round_number))
                 continue
             if got == "undo":
                 if not sheet.played:
-                    p.say("  Nothing to undo: no round entered yet.")
+                    p.say("  " + t("Nothing to undo: no round entered yet."))
                     continue
-                p.say(f"Round {sheet.played[-1].number} undone.")
+                p.say(t("Round {n} undone.", n=sheet.played[-1].number))
                 sheet = sheet.undo()
                 p.say(_totals(sheet.totals, sheet.names))
                 continue
@@ -493,14 +551,14 @@ def _interactive(sheet: ScoreSheet, p: _Prompter) -> tuple[ScoreSheet, bool]:
             p.say("")
             p.say("\n".join(round_lines(sheet.played[-1], sheet.names)))
         p.say("")
-        p.say(f"The match is over: {sheet.result()}")
+        p.say(t("The match is over: {result}", result=sheet.result()))
         try:
-            answer = p.ask("u undoes the last round; Enter finishes")
+            answer = p.ask(t("u undoes the last round; Enter finishes"))
         except _EndOfInput:
             return sheet, False
         if answer.casefold() not in _UNDO:
             return sheet, False
-        p.say(f"Round {sheet.played[-1].number} undone.")
+        p.say(t("Round {n} undone.", n=sheet.played[-1].number))
         sheet = sheet.undo()
         p.say(_totals(sheet.totals, sheet.names))
 
@@ -508,7 +566,7 @@ def _interactive(sheet: ScoreSheet, p: _Prompter) -> tuple[ScoreSheet, bool]:
 def _ask_first_dealer(p: _Prompter, names: tuple[str, str]) -> int:
     while True:
         a, b = _labels(names, "{letter}={name}")
-        answer = p.ask(f"Who deals round 1? {a}, {b}")
+        answer = p.ask(t("Who deals round 1? {a}, {b}", a=a, b=b))
         try:
             dealer = _player(answer, names, nobody=False)
         except InvalidInputError as exc:

@@ -19,6 +19,8 @@ __all__ = ["register", "run"]
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi play``."""
+    from koikoi.cli import add_language_option
+
     parser = subparsers.add_parser(
         "play",
         help="play Koi-Koi against the AI in the terminal",
@@ -43,6 +45,7 @@ def register(subparsers: Any) -> None:
         "--seed", metavar="S", help="seed of the deals, for a replayable match (default random)"
     )
     parser.add_argument("--resume", metavar="FILE", help="go on with a saved match")
+    add_language_option(parser, default=argparse.SUPPRESS)
     parser.add_argument(
         "--pace",
         metavar="SECONDS",

@@ -97,7 +97,9 @@ def _write(path: Path, text: str) -> None:
 
 
 def _rounds(n: int) -> str:
-    return f"{n} round{'s' if n != 1 else ''}"
+    from koikoi.i18n import tn
+
+    return tn("{n} round", "{n} rounds", n)
 
 
 def _is_guan_file(path: Path) -> bool:
@@ -118,6 +120,7 @@ def run_import(args: argparse.Namespace) -> int:
         return usage
     from koikoi.errors import RecordError
     from koikoi.guan import guan_to_record, is_guan, json_files, load_guan
+    from koikoi.i18n import t, tn
 
     converted = []
     for path in json_files(args.files):
@@ -133,9 +136,18 @@ def run_import(args: argparse.Namespace) -> int:
     for path, record in converted:
         target = folder / f"{path.stem}.record.json"
         _write(target, record.to_json())
-        outcome = "unfinished" if not record.finished else f"scores {record.scores}"
+        outcome = (
+            t("unfinished") if not record.finished else t("scores {scores}", scores=record.scores)
+        )
         print(f"{path} -> {target} ({_rounds(len(record.deals))}, {outcome})")
-    print(f"imported {len(converted)} game{'s' if len(converted) != 1 else ''} into {folder}")
+    print(
+        tn(
+            "imported {n} game into {folder}",
+            "imported {n} games into {folder}",
+            len(converted),
+            folder=folder,
+        )
+    )
     return 0
 
 
@@ -146,6 +158,7 @@ def run_export(args: argparse.Namespace) -> int:
         return usage
     from koikoi.errors import RecordError
     from koikoi.guan import guan_to_json, json_files, record_to_guan
+    from koikoi.i18n import tn
     from koikoi.record import load_record
 
     converted = []
@@ -169,5 +182,12 @@ def run_export(args: argparse.Namespace) -> int:
         target = folder / f"{stem}.guan.json"
         _write(target, guan_to_json(data))
         print(f"{path} -> {target} ({_rounds(len(data['record']))})")
-    print(f"exported {len(converted)} record{'s' if len(converted) != 1 else ''} into {folder}")
+    print(
+        tn(
+            "exported {n} record into {folder}",
+            "exported {n} records into {folder}",
+            len(converted),
+            folder=folder,
+        )
+    )
     return 0

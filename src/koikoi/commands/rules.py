@@ -12,9 +12,12 @@
 from __future__ import annotations
 
 import argparse
+import unicodedata
 from typing import Any
 
-__all__ = ["format_value", "register", "run"]
+from koikoi.i18n import language, t, td, tn
+
+__all__ = ["format_value", "register", "run", "width"]
 
 
 def register(subparsers: Any) -> None:
@@ -86,25 +89,36 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def width(text: str) -> int:
+    """Terminal cells of ``text``: a wide (Japanese) character takes two.
+
+    >>> width("abc"), width("五光")
+    (3, 4)
+    """
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    widths = [max(width(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        "  ".join(
+            cell + " " * (w - width(cell)) for cell, w in zip(row, widths, strict=True)
+        ).rstrip()
         for row in rows
     ]
 
 
 def _options_differ(n: int) -> str:
-    return "1 option differs" if n == 1 else f"{n} options differ"
+    return tn("{n} option differs", "{n} options differ", n)
 
 
 def _list() -> int:
     from koikoi.rules import PRESET_NAMES, get_rules
 
-    rows = [["name", "rounds", "bonus", "combine", "description"]]
+    rows = [[t("name"), t("rounds"), t("bonus"), t("combine"), t("description")]]
     for name in PRESET_NAMES:
         r = get_rules(name)
-        description = " ".join(r.description.split())
+        description = " ".join(td(r.description).split())
         rows.append([name, str(r.game.rounds), r.koikoi.bonus, r.yaku.combine, description])
     print("\n".join(_table(rows)))
     return 0
@@ -123,10 +137,10 @@ def _diff(a_source: str, b_source: str) -> int:
     a, b = load_rules(a_source), load_rules(b_source)
     differences = diff_rules(a, b)
     if not differences:
-        print(f"no differences: {a.name} and {b.name} have the same options")
+        print(t("no differences: {a} and {b} have the same options", a=a.name, b=b.name))
         return 0
     a_label, b_label = (a.name, b.name) if a.name != b.name else (a_source, b_source)
-    rows = [["option", a_label, b_label]]
+    rows = [[t("option"), a_label, b_label]]
     rows.extend([key, format_value(va), format_value(vb)] for key, va, vb in differences)
     print("\n".join(_table(rows)))
     print(_options_differ(len(differences)))
@@ -143,7 +157,14 @@ def _check(path: str) -> int:
     # The file loaded, so it is valid TOML with a valid ``extends``.
     extends = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("extends", "nintendo")
     n = len(diff_rules(get_rules(extends), rules))
-    print(f"ok: {rules.name}, {_options_differ(n)} from {extends}")
+    print(
+        t(
+            "ok: {name}, {differ} from {extends}",
+            name=rules.name,
+            differ=_options_differ(n),
+            extends=extends,
+        )
+    )
     return 0
 
 
@@ -154,13 +175,13 @@ def _explain(key: str | None, source: str) -> int:
     rules = load_rules(source)
     if key is None:
         flat = rules.flat()
-        rows = [["option", rules.name, "what it does"]]
+        rows = [[t("option"), rules.name, t("what it does")]]
         for k in OPTION_KEYS:
             summary = OPTION_HELP[k].summary
             first = summary.split(". ", 1)[0].rstrip(".") + "."
             rows.append([k, format_value(flat[k]), first])
         print("\n".join(_table(rows)))
-        print("koikoi rules explain KEY tells more about one option.")
+        print(t("koikoi rules explain KEY tells more about one option."))
         return 0
     print(explain_option(key, rules))
     return 0
@@ -171,11 +192,31 @@ def _yaku(source: str) -> int:
     from koikoi.rules_help import yaku_rows
 
     rules = load_rules(source)
-    # The Japanese names (double-width characters) go last, where they cannot misalign.
-    rows = [["yaku", "points", "needs", "japanese"]]
-    rows.extend(
-        [f"{r.english} ({r.name})", str(r.points), r.needs, r.japanese] for r in yaku_rows(rules)
-    )
-    print(f"Yaku of {rules.name}:")
+    if language() != "en":
+        rows = [[t("yaku"), t("points"), t("needs")]]
+        rows.extend([td(r.english), str(r.points), _needs(r.needs)] for r in yaku_rows(rules))
+    else:
+        # The Japanese names (double-width characters) go last, where they cannot misalign.
+        rows = [["yaku", "points", "needs", "japanese"]]
+        rows.extend(
+            [f"{r.english} ({r.name})", str(r.points), r.needs, r.japanese]
+            for r in yaku_rows(rules)
+        )
+    print(t("Yaku of {name}:", name=rules.name))
     print("\n".join(_table(rows)))
     return 0
+
+
+def _needs(needs: str) -> str:
+    """What a yaku needs (:attr:`~koikoi.rules_help.YakuRow.needs`) in the language in
+    use; ``{extra}`` already filled in, or dropped with its bracket."""
+    from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
+
+    for english in (*YAKU_NEEDS.values(), *(when[1] for when in YAKU_NEEDS_WHEN.values())):
+        head, _, tail = english.partition("{extra}")
+        if needs == english or (tail and needs.startswith(head) and needs.endswith(tail)):
+            extra = needs[len(head) : len(needs) - len(tail)] if tail else ""
+            return td(english).replace("{extra}", extra)
+        if tail and needs == english.split(" (")[0]:
+            return td(english).split("（")[0]
+    return needs

@@ -123,23 +123,33 @@ def score_report(
 
 
 def _text(report: dict[str, Any]) -> list[str]:
+    from koikoi.i18n import language, t, td
+
+    english = language() == "en"
     calls = []
     if report["koikoi_self"]:
         n = report["koikoi_self"]
-        calls.append(f"own koi-koi x{n}")
+        calls.append(t("own koi-koi x{n}", n=n))
     if report["opponent_koikoi"]:
-        calls.append("opponent called koi-koi")
+        calls.append(t("opponent called koi-koi"))
     lines = [
-        f"Rules: {report['rules']}, round {report['round']} "
-        f"(month {report['month']}, {report['month_name']}), {', '.join(calls) or 'no koi-koi'}"
+        t(
+            "Rules: {rules}, round {round} (month {month}, {name}), {calls}",
+            rules=report["rules"],
+            round=report["round"],
+            month=report["month"],
+            name=td(report["month_name"]),
+            calls=", ".join(calls) or t("no koi-koi"),
+        )
     ]
     if not report["yaku"]:
-        lines.append("No yaku: 0 points.")
+        lines.append(t("No yaku: 0 points."))
         return lines
-    lines.append("Yaku:")
+    lines.append(t("Yaku:"))
     for y in report["yaku"]:
-        lines.append(f"  {y['english']} ({y['japanese']}) [{' '.join(y['cards'])}]: {y['points']}")
-    lines.append(f"Base: {report['base']}")
+        name = f"{y['english']} ({y['japanese']})" if english else td(y["english"])
+        lines.append(f"  {name} [{' '.join(y['cards'])}]: {y['points']}")
+    lines.append(t("Base: {base}", base=report["base"]))
     figure = report["base"]
     for m in report["multipliers"]:
         figure = figure * m["factor"] + m["add"]
@@ -151,8 +161,8 @@ def _text(report: dict[str, Any]) -> list[str]:
             )
             if part
         )
-        lines.append(f"  {m['label']}: {step or 'x1'} -> {figure}")
-    lines.append(f"Total: {report['total']}")
+        lines.append(f"  {td(m['label'])}: {step or 'x1'} -> {figure}")
+    lines.append(t("Total: {total}", total=report["total"]))
     return lines
 
 

@@ -182,17 +182,54 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
         return 0
-    n, rounds, t = summary["matches"], summary["rounds"], summary["elapsed_s"]
-    names = [f"player 0 ({a})", f"player 1 ({b})"]
+    from koikoi.i18n import t, tn
+
+    n, rounds, secs = summary["matches"], summary["rounds"], summary["elapsed_s"]
+    names = [t("player 0 ({agent})", agent=a), t("player 1 ({agent})", agent=b)]
     wins, mean = summary["wins"], summary["mean_points_per_round"]
-    print(f"{n} match{'es' if n != 1 else ''} under {summary['rules']}, seed {summary['seed']}")
-    print(f"rounds: {rounds} ({rounds / n:.1f} per match)")
-    print(f"wins: {names[0]} {wins[0]}, {names[1]} {wins[1]}, draws {summary['draws']}")
     print(
-        f"rounds won: {names[0]} {summary['rounds_won'][0]}, {names[1]} {summary['rounds_won'][1]}"
+        tn(
+            "{n} match under {rules}, seed {seed}",
+            "{n} matches under {rules}, seed {seed}",
+            n,
+            rules=summary["rules"],
+            seed=summary["seed"],
+        )
     )
-    print(f"mean points per round: {names[0]} {mean[0]:.2f}, {names[1]} {mean[1]:.2f}")
-    print(f"elapsed: {t:.2f} s ({n / t:.1f} matches/s)" if t > 0 else "elapsed: 0 s")
+    print(t("rounds: {rounds} ({per} per match)", rounds=rounds, per=f"{rounds / n:.1f}"))
+    print(
+        t(
+            "wins: {a} {a_wins}, {b} {b_wins}, draws {draws}",
+            a=names[0],
+            a_wins=wins[0],
+            b=names[1],
+            b_wins=wins[1],
+            draws=summary["draws"],
+        )
+    )
+    print(
+        t(
+            "rounds won: {a} {a_won}, {b} {b_won}",
+            a=names[0],
+            a_won=summary["rounds_won"][0],
+            b=names[1],
+            b_won=summary["rounds_won"][1],
+        )
+    )
+    print(
+        t(
+            "mean points per round: {a} {a_mean}, {b} {b_mean}",
+            a=names[0],
+            a_mean=f"{mean[0]:.2f}",
+            b=names[1],
+            b_mean=f"{mean[1]:.2f}",
+        )
+    )
+    print(
+        t("elapsed: {secs} s ({rate} matches/s)", secs=f"{secs:.2f}", rate=f"{n / secs:.1f}")
+        if secs > 0
+        else t("elapsed: 0 s")
+    )
     if summary["out"] is not None:
-        print(f"records: {summary['out']}")
+        print(t("records: {path}", path=summary["out"]))
     return 0

@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import N_, t
 from koikoi.opponents import HINT_SPEC
 from koikoi.rules import get_rules
 from koikoi.tui.controller import GameController
@@ -62,7 +63,7 @@ class KoiKoiApp(App[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "request_quit", "Quit", priority=True, show=False),
+        Binding("ctrl+c", "request_quit", N_("Quit"), priority=True, show=False),
     ]
 
     def __init__(
@@ -119,7 +120,7 @@ class KoiKoiApp(App[None]):
         else:
             self.push_screen(screen)
         if error:
-            self.notify(error, title="Could not start", severity="error", timeout=8)
+            self.notify(error, title=t("Could not start"), severity="error", timeout=8)
 
     def _stamp(self) -> str:
         return self.stamp if self.stamp is not None else _clock_stamp()
@@ -167,10 +168,10 @@ class KoiKoiApp(App[None]):
         try:
             game = GameController.from_saved(saved, advisor=self.advisor)
         except KoiKoiError as exc:
-            return f"cannot resume: {exc}"
+            return t("cannot resume: {error}", error=exc)
         pace = self.pace if self.pace is not None else DEFAULT_PACE
         self._play(game, pace, path)
-        self.notify(f"Resumed after {len(saved.actions)} moves.", timeout=3)
+        self.notify(t("Resumed after {n} moves.", n=len(saved.actions)), timeout=3)
         return None
 
     def resume_file(self, path: Path) -> str | None:
@@ -231,9 +232,13 @@ class KoiKoiApp(App[None]):
                 try:
                     path = game.save_now()
                 except KoiKoiError as exc:
-                    self.notify(str(exc), title="Not saved", severity="error")
+                    self.notify(str(exc), title=t("Not saved"), severity="error")
                     return
-                self.exit(message=f"Saved to {path}\nResume with: koikoi play --resume {path}")
+                self.exit(
+                    message=t(
+                        "Saved to {path}\nResume with: koikoi play --resume {path}", path=path
+                    )
+                )
             elif choice == "quit":
                 if resumed is not None:
                     # The save is older than the match now: resuming it would go back in time.

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from typing import Final
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
 from koikoi.cards import CODES, KIND_MASKS, KINDS, MONTH_NAMES, Card, Kind, card_list
+from koikoi.i18n import N_, language, t, td
 
 __all__ = [
     "CHIP_HEIGHT",
@@ -97,27 +99,27 @@ SPECIAL_MARKS: Final[dict[int, str]] = {
 """The second mark of the special cards: Sake cup, Rain man, Lightning, poetry and blue ribbons."""
 
 _SHORT_NAMES: Final[dict[int, str]] = {
-    Card.PINE_CRANE: "Crane",
-    Card.CHERRY_CURTAIN: "Curtain",
-    Card.SUSUKI_MOON: "Moon",
-    Card.WILLOW_RAIN_MAN: "Rain man",
-    Card.PAULOWNIA_PHOENIX: "Phoenix",
-    Card.PLUM_WARBLER: "Warbler",
-    Card.WISTERIA_CUCKOO: "Cuckoo",
-    Card.IRIS_BRIDGE: "Bridge",
-    Card.PEONY_BUTTERFLIES: "Butterfly",
-    Card.CLOVER_BOAR: "Boar",
-    Card.SUSUKI_GEESE: "Geese",
-    Card.CHRYSANTHEMUM_SAKE_CUP: "Sake cup",
-    Card.MAPLE_DEER: "Deer",
-    Card.WILLOW_SWALLOW: "Swallow",
-    Card.WILLOW_LIGHTNING: "Lightning",
-    Card.PINE_RIBBON: "Poetry",
-    Card.PLUM_RIBBON: "Poetry",
-    Card.CHERRY_RIBBON: "Poetry",
-    Card.PEONY_RIBBON: "Blue rbn",
-    Card.CHRYSANTHEMUM_RIBBON: "Blue rbn",
-    Card.MAPLE_RIBBON: "Blue rbn",
+    Card.PINE_CRANE: N_("Crane"),
+    Card.CHERRY_CURTAIN: N_("Curtain"),
+    Card.SUSUKI_MOON: N_("Moon"),
+    Card.WILLOW_RAIN_MAN: N_("Rain man"),
+    Card.PAULOWNIA_PHOENIX: N_("Phoenix"),
+    Card.PLUM_WARBLER: N_("Warbler"),
+    Card.WISTERIA_CUCKOO: N_("Cuckoo"),
+    Card.IRIS_BRIDGE: N_("Bridge"),
+    Card.PEONY_BUTTERFLIES: N_("Butterfly"),
+    Card.CLOVER_BOAR: N_("Boar"),
+    Card.SUSUKI_GEESE: N_("Geese"),
+    Card.CHRYSANTHEMUM_SAKE_CUP: N_("Sake cup"),
+    Card.MAPLE_DEER: N_("Deer"),
+    Card.WILLOW_SWALLOW: N_("Swallow"),
+    Card.WILLOW_LIGHTNING: N_("Lightning"),
+    Card.PINE_RIBBON: N_("Poetry"),
+    Card.PLUM_RIBBON: N_("Poetry"),
+    Card.CHERRY_RIBBON: N_("Poetry"),
+    Card.PEONY_RIBBON: N_("Blue rbn"),
+    Card.CHRYSANTHEMUM_RIBBON: N_("Blue rbn"),
+    Card.MAPLE_RIBBON: N_("Blue rbn"),
 }
 
 # Ribbon colours, for the ribbon line of a chip.
@@ -140,17 +142,21 @@ def card_short_name(card: int) -> str:
     """What the card shows, in at most 9 cells: ``"Rain man"``, ``"Ribbon"``, ``"plain"``."""
     name = _SHORT_NAMES.get(card)
     if name is not None:
-        return name
-    return "Ribbon" if KINDS[card] is Kind.RIBBON else "plain"
+        return td(name)
+    return td(N_("Ribbon")) if KINDS[card] is Kind.RIBBON else td(N_("plain"))
 
 
 def card_caption(card: int) -> str:
     """One line naming a card fully: code, month, what it shows, special mark."""
     c = Card(card)
+    mark = special_mark(card)
+    if language() != "en":
+        # "3L 桜に幕", "1P1 松のカス": the card's name says its month and what it shows
+        text = f"{c.code} {td(c.name_en).replace(f' ({c.code})', '')}"
+        return f"{text} {mark}" if mark else text
     what = c.name_en.split(" - ", 1)[1]
     if what.startswith("plain ("):
         what = "plain"
-    mark = special_mark(card)
     text = f"{c.code} {_month_name(c.month)} · {what}"
     return f"{text} {mark}" if mark else text
 
@@ -165,9 +171,15 @@ def chip_lines(card: int) -> list[str]:
     mark = kind_mark(card)
     special = special_mark(card)
     top = f"{code:<4} {mark} {special or ' '}"
-    month = MONTH_SHORT[card // 4]
+    month = MONTH_SHORT[card // 4] if language() == "en" else td(MONTH_NAMES[card // 4])
     name = card_short_name(card)
-    return [top.ljust(CHIP_WIDTH)[:CHIP_WIDTH], month.ljust(CHIP_WIDTH), name.ljust(CHIP_WIDTH)]
+    return [top.ljust(CHIP_WIDTH)[:CHIP_WIDTH], _pad(month), _pad(name)]
+
+
+def _pad(text: str) -> str:
+    """``text`` filled with spaces to :data:`CHIP_WIDTH` terminal cells (a Japanese
+    character takes two)."""
+    return text + " " * max(0, CHIP_WIDTH - cell_len(text))
 
 
 def _card_style(card: int) -> Style:
@@ -244,7 +256,7 @@ def pile_text(mask: int, *, width: int | None = None, multiline: bool = False) -
         for i, (kind, cards) in enumerate(groups):
             if i:
                 text.append("\n")
-            text.append(f"{KIND_MARKS[kind]} {kind.label} {cards.bit_count()}", "bold")
+            text.append(f"{KIND_MARKS[kind]} {td(kind.label)} {cards.bit_count()}", "bold")
             if cards:
                 text.append(": ")
                 text.append_text(codes_text(cards))
@@ -258,7 +270,7 @@ def pile_text(mask: int, *, width: int | None = None, multiline: bool = False) -
         for i, (kind, cards) in enumerate(groups):
             if i:
                 text.append(" │ ", "dim")
-            text.append(f"{KIND_MARKS[kind]}{kind.label} {cards.bit_count()}", "bold")
+            text.append(f"{KIND_MARKS[kind]}{td(kind.label)} {cards.bit_count()}", "bold")
             if cards and show[i]:
                 text.append(" ")
                 text.append_text(codes_text(cards))
@@ -270,8 +282,8 @@ def pile_text(mask: int, *, width: int | None = None, multiline: bool = False) -
 def legend_lines() -> list[str]:
     """The meaning of the marks on the cards, for the help screen."""
     return [
-        "★ Bright (光 hikari, 20)   ◆ Animal (タネ tane, 10)",
-        "▬ Ribbon (短冊 tanzaku, 5)  · Plain (カス kasu, 1)",
-        "◎ Sake cup   ☂ Rain man   ϟ Lightning",
-        "✎ red poetry ribbon (akatan)   ≋ blue ribbon (aotan)",
+        t("★ Bright (光 hikari, 20)   ◆ Animal (タネ tane, 10)"),
+        t("▬ Ribbon (短冊 tanzaku, 5)  · Plain (カス kasu, 1)"),
+        t("◎ Sake cup   ☂ Rain man   ϟ Lightning"),
+        t("✎ red poetry ribbon (akatan)   ≋ blue ribbon (aotan)"),
     ]

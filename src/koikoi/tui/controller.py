@@ -38,9 +38,18 @@ from koikoi.agents.base import ActionValue
 from koikoi.cards import CODES, MONTH_NAMES
 from koikoi.engine import Event, Match, Phase, Round, month_of_round
 from koikoi.errors import IllegalActionError
+from koikoi.i18n import N_, language, t, td, tn
 from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, hint_values, level_choice, preload_agent
 from koikoi.rules import Rules
-from koikoi.scoring import YAKU_NAMES, Scorer, Settlement, YakuResult
+from koikoi.scoring import (
+    MULTIPLIER_NAMES,
+    YAKU_NAMES,
+    Multiplier,
+    Scorer,
+    Settlement,
+    YakuResult,
+    YakuScore,
+)
 from koikoi.tui.cardtext import card_caption
 from koikoi.tui.saves import SavedGame, save_game, save_record
 from koikoi.views import PlayerView, view_of, view_of_round
@@ -199,18 +208,18 @@ def plays_by_card(view: PlayerView) -> dict[int, list[int]]:
 def action_text(action_id: int) -> str:
     """An action in words for the human: ``"play 3L Cherry · Curtain, capture 3P1"``."""
     if action_id < PLAY_TARGET_BASE:
-        return f"play {card_caption(action_id)}"
+        return t("play {card}", card=card_caption(action_id))
     if action_id < DISCARD_BASE:
-        c, t = divmod(action_id - PLAY_TARGET_BASE, 48)
-        return f"play {CODES[c]}, capture {card_caption(t)}"
+        c, target = divmod(action_id - PLAY_TARGET_BASE, 48)
+        return t("play {card}, capture {target}", card=CODES[c], target=card_caption(target))
     if action_id < TAKE_BASE:
-        return f"lay {card_caption(action_id - DISCARD_BASE)} without capturing"
+        return t("lay {card} without capturing", card=card_caption(action_id - DISCARD_BASE))
     if action_id < KOIKOI_ID:
-        return f"capture {card_caption(action_id - TAKE_BASE)}"
+        return t("capture {card}", card=card_caption(action_id - TAKE_BASE))
     if action_id == KOIKOI_ID:
-        return "koi-koi (play on)"
+        return t("koi-koi (play on)")
     if action_id == STOP_ID:
-        return "stop (shōbu)"
+        return t("stop (shōbu)")
     return describe_action_id(action_id)
 
 
@@ -219,7 +228,7 @@ def _codes(mask: int) -> str:
 
 
 def _points(n: object) -> str:
-    return f"{n} point{'' if n == 1 else 's'}"
+    return tn("{n} point", "{n} points", n) if isinstance(n, int) else f"{n} points"
 
 
 def narrate(
@@ -234,11 +243,14 @@ def narrate(
     who = names[p] if p in (0, 1) and p is not None else ""
     second = you is not None and p == you
 
-    def verb(base: str, third: str) -> str:
-        return base if second else third
+    def said(yours: str, theirs: str, /, **params: object) -> str:
+        # the sentence to the player addressed ("You play ...") or about the other one
+        return yours.format(who=who, **params) if second else theirs.format(who=who, **params)
 
-    def verb_of(player: int, base: str, third: str) -> str:
-        return base if you is not None and player == you else third
+    def said_of(player: int, yours: str, theirs: str, /, **params: object) -> str:
+        return (
+            yours.format(**params) if you is not None and player == you else theirs.format(**params)
+        )
 
     kind = event.kind
     data = event.data
@@ -246,77 +258,205 @@ def narrate(
     if kind == "play" and card is not None:
         what = card_caption(card)
         if data.get("discard"):
-            return f"{who} {verb('lay', 'lays')} {what} on the field without capturing."
-        if event.cards:
-            got = _codes(event.cards & ~(1 << card))
-            return f"{who} {verb('play', 'plays')} {what} and {verb('capture', 'captures')} {got}."
-        return f"{who} {verb('play', 'plays')} {what}: no match, it stays on the field."
-    if kind == "draw" and card is not None:
-        what = card_caption(card)
-        if "choice" in data:
-            return (
-                f"{who} {verb('draw', 'draws')} {what}: it matches {' and '.join(data['choice'])}."
+            return said(
+                t("{who} lay {what} on the field without capturing."),
+                t("{who} lays {what} on the field without capturing."),
+                what=what,
             )
         if event.cards:
             got = _codes(event.cards & ~(1 << card))
-            return f"{who} {verb('draw', 'draws')} {what} and {verb('capture', 'captures')} {got}."
-        return f"{who} {verb('draw', 'draws')} {what}: no match, it stays on the field."
+            return said(
+                t("{who} play {what} and capture {got}."),
+                t("{who} plays {what} and captures {got}."),
+                what=what,
+                got=got,
+            )
+        return said(
+            t("{who} play {what}: no match, it stays on the field."),
+            t("{who} plays {what}: no match, it stays on the field."),
+            what=what,
+        )
+    if kind == "draw" and card is not None:
+        what = card_caption(card)
+        if "choice" in data:
+            first, second_card = [*data["choice"], "?", "?"][:2]
+            return said(
+                t("{who} draw {what}: it matches {first} and {second}."),
+                t("{who} draws {what}: it matches {first} and {second}."),
+                what=what,
+                first=first,
+                second=second_card,
+            )
+        if event.cards:
+            got = _codes(event.cards & ~(1 << card))
+            return said(
+                t("{who} draw {what} and capture {got}."),
+                t("{who} draws {what} and captures {got}."),
+                what=what,
+                got=got,
+            )
+        return said(
+            t("{who} draw {what}: no match, it stays on the field."),
+            t("{who} draws {what}: no match, it stays on the field."),
+            what=what,
+        )
     if kind == "take" and card is not None:
         got = _codes(event.cards & ~(1 << card))
-        return (
-            f"{who} {verb('draw', 'draws')} {card_caption(card)} "
-            f"and {verb('capture', 'captures')} {got}."
+        return said(
+            t("{who} draw {what} and capture {got}."),
+            t("{who} draws {what} and captures {got}."),
+            what=card_caption(card),
+            got=got,
         )
     if kind == "yaku":
-        return f"{who} now {verb('hold', 'holds')} yaku worth {_points(data.get('total'))}."
+        worth = _points(data.get("total"))
+        return said(
+            t("{who} now hold yaku worth {worth}."),
+            t("{who} now holds yaku worth {worth}."),
+            worth=worth,
+        )
     if kind == "koikoi":
         n = data.get("calls", 1)
-        times = "" if n == 1 else f" ({n} calls)"
-        return f"{who} {verb('call', 'calls')} KOI-KOI and {verb('play', 'plays')} on{times}."
+        if n == 1:
+            return said(
+                t("{who} call KOI-KOI and play on."), t("{who} calls KOI-KOI and plays on.")
+            )
+        return said(
+            t("{who} call KOI-KOI and play on ({n} calls)."),
+            t("{who} calls KOI-KOI and plays on ({n} calls)."),
+            n=n,
+        )
     if kind == "stop":
-        how = " (automatically: no koi-koi possible)" if data.get("automatic") else ""
-        return f"{who} {verb('stop', 'stops')} the round{how}."
+        if data.get("automatic"):
+            return said(
+                t("{who} stop the round (automatically: no koi-koi possible)."),
+                t("{who} stops the round (automatically: no koi-koi possible)."),
+            )
+        return said(t("{who} stop the round."), t("{who} stops the round."))
     if kind == "exhausted":
-        return "Both hands are empty: the round is over."
+        return t("Both hands are empty: the round is over.")
     if kind == "round_over":
         winner = data.get("winner")
         if winner is None:
-            return "Nobody scores this round."
-        return f"{names[winner]} {verb_of(winner, 'score', 'scores')} {data.get('points')}."
+            return t("Nobody scores this round.")
+        return said_of(
+            winner,
+            t("{name} score {points}."),
+            t("{name} scores {points}."),
+            name=names[winner],
+            points=data.get("points"),
+        )
     if kind == "round_start":
         month = int(data.get("month", 1))
         dealer = names[int(data.get("dealer", 0))]
-        return (
-            f"Round {data.get('round')}: month {month} ({MONTH_NAMES[month - 1]}). "
-            f"Dealer: {dealer}."
+        return t(
+            "Round {round}: month {month} ({name}). Dealer: {dealer}.",
+            round=data.get("round"),
+            month=month,
+            name=td(MONTH_NAMES[month - 1]),
+            dealer=dealer,
         )
     if kind == "redeal":
-        return f"Redeal ({data.get('why', 'deal check')})."
+        return t("Redeal ({why}).", why=data.get("why", t("deal check")))
     if kind == "instant":
         yaku = str(data.get("yaku", ""))
-        label = YAKU_NAMES.get(yaku, (yaku, yaku))[1]
-        return (
-            f"{who} {verb('hold', 'holds')} an instant hand: {label} "
-            f"[{_codes(event.cards)}], {_points(data.get('points'))}."
+        names_of = YAKU_NAMES.get(yaku, (yaku, yaku))
+        label = names_of[1] if language() == "en" else td(names_of[0])
+        return said(
+            t("{who} hold an instant hand: {label} [{cards}], {points}."),
+            t("{who} holds an instant hand: {label} [{cards}], {points}."),
+            label=label,
+            cards=_codes(event.cards),
+            points=_points(data.get("points")),
         )
     if kind == "first_dealer":
         dealer = names[int(data.get("dealer", 0))]
+        d = int(data.get("dealer", 0))
         if data.get("method") == "random":
-            d = int(data.get("dealer", 0))
-            return f"A coin flip decides: {dealer} {verb_of(d, 'deal', 'deals')} first."
+            return said_of(
+                d,
+                t("A coin flip decides: {dealer} deal first."),
+                t("A coin flip decides: {dealer} deals first."),
+                dealer=dealer,
+            )
         draws = data.get("draws", [])
         last = draws[-1] if draws else ["?", "?"]
-        return (
-            f"First-dealer draw: {names[0]} {last[0]}, {names[1]} {last[1]}. "
-            f"{dealer} {verb_of(int(data.get('dealer', 0)), 'deal', 'deals')} first."
+        return said_of(
+            d,
+            t(
+                "First-dealer draw: {first} {first_card}, {second} {second_card}. "
+                "{dealer} deal first."
+            ),
+            t(
+                "First-dealer draw: {first} {first_card}, {second} {second_card}. "
+                "{dealer} deals first."
+            ),
+            first=names[0],
+            first_card=last[0],
+            second=names[1],
+            second_card=last[1],
+            dealer=dealer,
         )
     if kind == "match_over":
         winner = data.get("winner", p)
         scores = data.get("scores", [0, 0])
         if winner is None:
-            return f"The match is drawn, {scores[0]} to {scores[1]}."
-        return f"The match is over: {names[winner]} {verb_of(winner, 'win', 'wins')}."
+            return t("The match is drawn, {first} to {second}.", first=scores[0], second=scores[1])
+        return said_of(
+            winner,
+            t("The match is over: {name} win."),
+            t("The match is over: {name} wins."),
+            name=names[winner],
+        )
     return None
+
+
+_SETTLED: Final[dict[str, str]] = {
+    "stop": N_("stop"),
+    "exhausted": N_("no cards left"),
+    "exhausted_highest": N_("higher yaku"),
+    "exhausted_last_yaku": N_("last yaku"),
+    "dealer_point": N_("dealer's point"),
+    "oya_ken": N_("dealer's point"),
+    "instant": N_("instant hand"),
+}
+"""How a round was settled, in words (the reasons of :class:`Settlement`)."""
+
+
+def yaku_line(y: YakuScore) -> str:
+    """One yaku in a line: :meth:`YakuScore.describe`, in the language in use."""
+    if language() == "en":
+        return y.describe()
+    return f"{td(YAKU_NAMES.get(y.name, (y.name, y.name))[0])} [{_codes(y.cards)}]: {y.points}"
+
+
+def multiplier_line(m: Multiplier) -> str:
+    """One multiplier step: :meth:`Multiplier.describe`, in the language in use."""
+    if language() == "en":
+        return m.describe()
+    how = " ".join([f"x{m.factor}"] * (m.factor != 1) + [f"+{m.add}"] * bool(m.add)) or "x1"
+    return f"{td(MULTIPLIER_NAMES.get(m.name, m.name))}: {how}"
+
+
+def explain_settlement(s: Settlement, names: tuple[str, str]) -> str:
+    """:meth:`Settlement.explain` in the language in use, with the players' names."""
+    lines = [t("Round settled ({reason}).", reason=td(_SETTLED.get(s.reason, s.reason)))]
+    if s.winner is None:
+        lines.append(t("Nobody scores."))
+        return "\n".join(lines)
+    if s.yaku:
+        lines.append(t("Yaku:"))
+        lines.extend(f"  {yaku_line(y)}" for y in s.yaku)
+        lines.append(t("Base: {base}", base=s.base))
+    else:
+        lines.append(t("Flat award: {base}", base=s.base))
+    for m, (_, figure) in zip(s.multipliers, s.steps(), strict=True):
+        lines.append(f"  {multiplier_line(m)} -> {figure}")
+    lines.append(t("{name} scores {points}.", name=names[s.winner], points=_points(s.points)))
+    loser = 1 - s.winner
+    if s.deltas[loser]:
+        lines.append(t("{name} pays {points}.", name=names[loser], points=-s.deltas[loser]))
+    return "\n".join(lines)
 
 
 def opponent_label(spec: str, agent: Agent | None = None) -> str:
@@ -370,8 +510,8 @@ class GameController:
         self._advice_lock = threading.Lock()
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
         self.names: tuple[str, str] = names or (
-            "You",
-            f"AI ({opponent_label(opponent, self.agent)})",
+            t("You"),
+            t("AI ({level})", level=td(opponent_label(opponent, self.agent))),
         )
         self.match = Match(rules, seed=self.seed)
         self.scorer = Scorer(rules)
@@ -591,6 +731,8 @@ class GameController:
 
     def explain(self, settlement: Settlement) -> str:
         """:meth:`Settlement.explain` with the players' names."""
+        if language() != "en":
+            return explain_settlement(settlement, self.names)
         text = settlement.explain()
         for p in (0, 1):
             text = text.replace(

@@ -21,12 +21,13 @@ from koikoi.agents.base import ActionValue
 from koikoi.cards import MONTH_MASKS, format_cards
 from koikoi.engine import is_bust, match_winner
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import N_, t, tn
 from koikoi.opponents import format_value, ranked
 from koikoi.rules import Rules
 from koikoi.scoring import Settlement, YakuResult
 from koikoi.tui.cardtext import card_caption, card_code_text
-from koikoi.tui.controller import action_text
-from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table
+from koikoi.tui.controller import action_text, multiplier_line, yaku_line
+from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
 
 __all__ = [
     "ChoiceOption",
@@ -110,7 +111,7 @@ class ChooseDialog(ModalScreen[int | None]):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", N_("Cancel")),
         *[Binding(str(n), f"choose({n})", show=False) for n in range(1, 10)],
     ]
 
@@ -118,6 +119,7 @@ class ChooseDialog(ModalScreen[int | None]):
         self, title: str, prompt: str, options: Sequence[ChoiceOption], *, cancellable: bool = True
     ) -> None:
         super().__init__(classes=OVER_TABLE_CLASS)
+        localize_bindings(self)
         self.title_text = title
         self.prompt = prompt
         self.options = list(options)
@@ -135,7 +137,7 @@ class ChooseDialog(ModalScreen[int | None]):
                         yield Button(f"{n}. {option.label}", id=f"choice-{n}", compact=True)
             if self.cancellable:
                 with Horizontal(classes="dialog-buttons"):
-                    yield Button("Cancel (Esc)", id="cancel", variant="default", compact=True)
+                    yield Button(t("Cancel (Esc)"), id="cancel", variant="default", compact=True)
         yield TooSmall()
 
     def on_mount(self) -> None:
@@ -172,29 +174,39 @@ def points(n: int) -> str:
     >>> points(1), points(0)
     ('1 point', '0 points')
     """
-    return f"{n} point{'' if n == 1 else 's'}"
+    return tn("{n} point", "{n} points", n)
 
 
 def bonus_note(rules: Rules, opponent: str) -> str:
     """What koi-koi risks and earns under the rules' ``koikoi.bonus``."""
     bonus = rules.koikoi.bonus
-    double = " Seven points or more are doubled." if rules.koikoi.seven_double else ""
+    double = t(" Seven points or more are doubled.") if rules.koikoi.seven_double else ""
     if bonus == "opponent_x2":
-        return (
-            f"Koi-koi: play on for more. If {opponent} then stops first, you score nothing "
-            f"and its points are doubled.{double}"
+        return t(
+            "Koi-koi: play on for more. If {opponent} then stops first, you score nothing "
+            "and its points are doubled.{double}",
+            opponent=opponent,
+            double=double,
         )
     if bonus == "challenge_x2":
-        return (
+        return t(
             "Koi-koi: play on; if you improve and then stop, your points are doubled. "
-            f"If {opponent} stops first, you score nothing and its points are doubled.{double}"
+            "If {opponent} stops first, you score nothing and its points are doubled.{double}",
+            opponent=opponent,
+            double=double,
         )
     if bonus == "ladder":
-        return (
+        return t(
             "Koi-koi: each call adds to your score when you finally stop (+1, +2, +3, "
-            f"then x(calls - 2)). If {opponent} stops first, you score nothing.{double}"
+            "then x(calls - 2)). If {opponent} stops first, you score nothing.{double}",
+            opponent=opponent,
+            double=double,
         )
-    return f"Koi-koi: play on for more. If {opponent} stops first, you score nothing.{double}"
+    return t(
+        "Koi-koi: play on for more. If {opponent} stops first, you score nothing.{double}",
+        opponent=opponent,
+        double=double,
+    )
 
 
 def _outcome(action_id: int, field: int) -> str:
@@ -203,8 +215,8 @@ def _outcome(action_id: int, field: int) -> str:
         return ""
     matches = field & MONTH_MASKS[action_id // 4]
     if not matches:
-        return " (stays on the field)"
-    return " (takes " + format_cards(matches) + ")"
+        return t(" (stays on the field)")
+    return t(" (takes {cards})", cards=format_cards(matches))
 
 
 def advice_lines(
@@ -217,11 +229,11 @@ def advice_lines(
     """
     rows = ranked(values, legal)
     if not rows:
-        return ["The AI gave no values for these actions."]
+        return [t("The AI gave no values for these actions.")]
     width = max(len(format_value(v)) for _, v in rows)
     out = []
     for i, (action_id, value) in enumerate(rows):
-        best = "  ← best" if i == 0 else ""
+        best = t("  ← best") if i == 0 else ""
         outcome = _outcome(action_id, field) if field is not None else ""
         out.append(f"{format_value(value):>{width}}  {action_text(action_id)}{outcome}{best}")
     return out
@@ -265,17 +277,21 @@ def match_after_stop(facts: KoiKoiFacts) -> str | None:
         return None
     winner = match_winner(game, (mine, theirs), facts.dealer)
     if winner is None:
-        return f"Stopping now ends the match in a draw, {_pair(mine, theirs)}."
+        return t("Stopping now ends the match in a draw, {score}.", score=_pair(mine, theirs))
     if winner == 0:
-        return f"Stopping now wins the match {_pair(mine, theirs)}."
-    return f"Stopping now loses the match {_pair(theirs, mine)} to {facts.opponent}."
+        return t("Stopping now wins the match {score}.", score=_pair(mine, theirs))
+    return t(
+        "Stopping now loses the match {score} to {who}.",
+        score=_pair(theirs, mine),
+        who=facts.opponent,
+    )
 
 
 def _pair(first: int, second: int) -> str:
     """``39–35``; with a score below zero (zero-sum stakes) ``36 to −1``."""
     if first >= 0 and second >= 0:
         return f"{first}–{second}"
-    return f"{first} to {second}".replace("-", "−")
+    return t("{a} to {b}", a=first, b=second).replace("-", "−")
 
 
 class KoiKoiDialog(ModalScreen[int]):
@@ -297,15 +313,16 @@ class KoiKoiDialog(ModalScreen[int]):
     AUTO_FOCUS = None  # Enter must not call koi-koi by accident: k, s or a mouse click.
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "koikoi", "Koi-koi"),
-        Binding("s", "stop", "Stop"),
-        Binding("a", "advice", "Ask the AI"),
+        Binding("k", "koikoi", N_("Koi-koi")),
+        Binding("s", "stop", N_("Stop")),
+        Binding("a", "advice", N_("Ask the AI")),
     ]
 
     def __init__(
         self, facts: KoiKoiFacts, advise: Callable[[], dict[int, ActionValue]] | None = None
     ) -> None:
         super().__init__(classes=OVER_TABLE_CLASS)
+        localize_bindings(self)
         self.facts = facts
         self.advise = advise
         self.advice: list[str] | None = None
@@ -313,44 +330,65 @@ class KoiKoiDialog(ModalScreen[int]):
     def body_text(self) -> Text:
         f = self.facts
         text = Text()
-        text.append(f"Stop now and you score {points(f.stop.points)}", "bold green")
-        steps = " · ".join(m.describe() for m in f.stop.multipliers)
-        text.append(f" (base {f.stop.base}{' · ' + steps if steps else ''}).\n")
+        text.append(
+            t("Stop now and you score {points}", points=points(f.stop.points)), "bold green"
+        )
+        steps = " · ".join(multiplier_line(m) for m in f.stop.multipliers)
+        text.append(
+            t(" (base {base}{steps}).", base=f.stop.base, steps=" · " + steps if steps else "")
+            + "\n"
+        )
         ending = match_after_stop(f)
         if ending:
             text.append(ending + "\n", "bold")
         if f.hand_counts[0] == 0:
             text.append(
-                "You have no cards left to play: koi-koi cannot add to your yaku, "
-                "it can only let your opponent score.\n",
+                t(
+                    "You have no cards left to play: koi-koi cannot add to your yaku, "
+                    "it can only let your opponent score."
+                )
+                + "\n",
                 "bold",
             )
-        text.append("Your yaku: ", "bold")
-        text.append("; ".join(y.describe() for y in f.yaku.yaku))
-        text.append(f". Total {f.yaku.total}.\n")
+        text.append(t("Your yaku: "), "bold")
+        text.append("; ".join(yaku_line(y) for y in f.yaku.yaku))
+        text.append(t(". Total {total}.", total=f.yaku.total) + "\n")
 
         def times(n: int) -> str:
-            return "never" if n == 0 else ("once" if n == 1 else f"{n} times")
+            return t("never") if n == 0 else (t("once") if n == 1 else t("{n} times", n=n))
 
         text.append(
-            f"{f.opponent}: yaku {f.opponent_score}, called koi-koi {times(f.opponent_calls)}. "
-            f"You called koi-koi {times(f.own_calls)}.\n"
-            f"Cards left: you {f.hand_counts[0]}, {f.opponent} {f.hand_counts[1]}, "
-            f"stock {f.stock_count}.\n"
+            t(
+                "{opponent}: yaku {points}, called koi-koi {their_calls}. "
+                "You called koi-koi {your_calls}.",
+                opponent=f.opponent,
+                points=f.opponent_score,
+                their_calls=times(f.opponent_calls),
+                your_calls=times(f.own_calls),
+            )
+            + "\n"
+            + t(
+                "Cards left: you {yours}, {opponent} {theirs}, stock {stock}.",
+                yours=f.hand_counts[0],
+                opponent=f.opponent,
+                theirs=f.hand_counts[1],
+                stock=f.stock_count,
+            )
+            + "\n"
         )
         text.append(bonus_note(f.rules, f.opponent), "italic")
         return text
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="over-table-box", id="kk-dialog"):
-            yield Static("Koi-koi or stop?  (こいこい / 勝負)", classes="dialog-title")
+            yield Static(t("Koi-koi or stop?  (こいこい / 勝負)"), classes="dialog-title")
             with VerticalScroll(id="kk-body"):
                 yield Static(self.body_text(), id="kk-text")
                 yield Static("", id="kk-advice")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Koi-koi (k)", id="koikoi", variant="warning", compact=True)
-                yield Button("Stop (s)", id="stop", variant="success", compact=True)
-                yield Button("Ask the AI (a)", id="advice", variant="default", compact=True)
+                yield Button(t("Koi-koi (k)"), id="koikoi", variant="warning", compact=True)
+                yield Button(t("Stop (s)"), id="stop", variant="success", compact=True)
+                yield Button(t("Ask the AI (a)"), id="advice", variant="default", compact=True)
         yield TooSmall()
 
     def on_mount(self) -> None:
@@ -373,10 +411,10 @@ class KoiKoiDialog(ModalScreen[int]):
         advice = self.query_one("#kk-advice", Static)
         advice.add_class("-shown")
         if self.advise is None:
-            self.advice = ["No advice in this game."]
+            self.advice = [t("No advice in this game.")]
             advice.update(self.advice[0])
             return
-        advice.update("The expert is thinking…")
+        advice.update(t("The expert is thinking…"))
         self.run_worker(self._advise(), exclusive=True, group="advice")
 
     async def _advise(self) -> None:
@@ -385,15 +423,17 @@ class KoiKoiDialog(ModalScreen[int]):
         try:
             values = await asyncio.to_thread(self.advise)
         except KoiKoiError as exc:
-            self.advice = [f"No advice: {exc}"]
+            self.advice = [t("No advice: {error}", error=exc)]
             self.query_one("#kk-advice", Static).update(self.advice[0])
             return
         self.advice = advice_lines(values, [KOIKOI_ID, STOP_ID])
-        lines = ["The expert's advice:", *self.advice]
+        lines = [t("The expert's advice:"), *self.advice]
         best = ranked(values, [KOIKOI_ID, STOP_ID])
         if len(best) == 2:
             lines.append(
-                "The expert would " + ("call koi-koi." if best[0][0] == KOIKOI_ID else "stop.")
+                t("The expert would call koi-koi.")
+                if best[0][0] == KOIKOI_ID
+                else t("The expert would stop.")
             )
         self.query_one("#kk-advice", Static).update("\n".join(lines))
         self.query_one("#kk-body").scroll_end(animate=False)
@@ -425,33 +465,35 @@ class QuitDialog(ModalScreen[str]):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "choose('cancel')", "Cancel"),
-        Binding("s", "choose('save')", "Save and quit"),
+        Binding("escape", "choose('cancel')", N_("Cancel")),
+        Binding("s", "choose('save')", N_("Save and quit")),
         Binding("y", "choose('save')", show=False),
-        Binding("q", "choose('quit')", "Quit without saving"),
+        Binding("q", "choose('quit')", N_("Quit without saving")),
     ]
 
     def __init__(self, can_save: bool = True, *, resumed_from: Path | None = None) -> None:
         super().__init__()
+        localize_bindings(self)
         self.can_save = can_save
         self.resumed_from = resumed_from
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static("Leave the game?", classes="dialog-title")
+            yield Static(t("Leave the game?"), classes="dialog-title")
             if self.can_save:
-                text = "The match is not over. Save it to resume later (koikoi play --resume)?"
+                text = t("The match is not over. Save it to resume later (koikoi play --resume)?")
                 if self.resumed_from is not None:
-                    text += (
-                        f"\nQuitting without saving deletes the earlier save "
-                        f"{self.resumed_from.name}: the match has moved on since."
+                    text += "\n" + t(
+                        "Quitting without saving deletes the earlier save "
+                        "{name}: the match has moved on since.",
+                        name=self.resumed_from.name,
                     )
                 yield Static(text, id="quit-text")
             with Horizontal(classes="dialog-buttons"):
                 if self.can_save:
-                    yield Button("Save and quit (s)", id="save", variant="success")
-                yield Button("Quit (q)", id="quit", variant="error")
-                yield Button("Cancel (Esc)", id="cancel")
+                    yield Button(t("Save and quit (s)"), id="save", variant="success")
+                yield Button(t("Quit (q)"), id="quit", variant="error")
+                yield Button(t("Cancel (Esc)"), id="cancel")
         yield TooSmall()
 
     def action_choose(self, what: str) -> None:
@@ -476,7 +518,7 @@ class MessageDialog(ModalScreen[None]):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        Binding("escape", "close", N_("Close")),
         Binding("enter", "close", show=False),
         Binding("space", "close", show=False),
         Binding("h", "close", show=False),
@@ -484,6 +526,7 @@ class MessageDialog(ModalScreen[None]):
 
     def __init__(self, title: str, body: str | Text) -> None:
         super().__init__()
+        localize_bindings(self)
         self.title_text = title
         self.body = body
 
@@ -493,7 +536,7 @@ class MessageDialog(ModalScreen[None]):
             with VerticalScroll(id="message-body"):
                 yield Static(self.body, id="message-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("OK (Enter)", id="ok", variant="primary")
+                yield Button(t("OK (Enter)"), id="ok", variant="primary")
         yield TooSmall()
 
     def action_close(self) -> None:
@@ -516,10 +559,15 @@ class HintDialog(MessageDialog):
     ) -> None:
         lines = advice_lines(values, legal, field=field)
         match = any(v.equity is not None for v in values.values())
-        head = "The expert's values, best first: your expected net points this round" + (
-            " and chance to win the match." if match else "."
+        head = (
+            t(
+                "The expert's values, best first: your expected net points this round "
+                "and chance to win the match."
+            )
+            if match
+            else t("The expert's values, best first: your expected net points this round.")
         )
-        super().__init__("Hint", "\n".join([head, *lines]))
+        super().__init__(t("Hint"), "\n".join([head, *lines]))
         self.values = values
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -31,6 +32,7 @@ from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
 from koikoi.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.engine import Event, Phase
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import N_, language, t, td
 from koikoi.tui.cardtext import back_text, card_caption, pile_text
 from koikoi.tui.controller import (
     HUMAN,
@@ -57,7 +59,7 @@ from koikoi.tui.screens import (
     RoundEndScreen,
     piles_and_progress,
 )
-from koikoi.tui.widgets import CardRow, Marker, TooSmall
+from koikoi.tui.widgets import CardRow, Marker, TooSmall, localize_bindings
 
 __all__ = ["GameScreen"]
 
@@ -135,16 +137,16 @@ class GameScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "Card", show=False),
-        Binding("right", "move(1)", "Card", show=False),
-        Binding("enter", "play_selected", "Play"),
+        Binding("left", "move(-1)", N_("Card"), show=False),
+        Binding("right", "move(1)", N_("Card"), show=False),
+        Binding("enter", "play_selected", N_("Play")),
         Binding("space", "play_selected", show=False),
-        Binding("h", "hint", "Hint"),
-        Binding("c", "captures", "Captures"),
-        Binding("question_mark", "help", "Help"),
+        Binding("h", "hint", N_("Hint")),
+        Binding("c", "captures", N_("Captures")),
+        Binding("question_mark", "help", N_("Help")),
         Binding("f1", "help", show=False),
-        Binding("s", "save", "Save"),
-        Binding("q", "app.request_quit", "Quit"),
+        Binding("s", "save", N_("Save")),
+        Binding("q", "app.request_quit", N_("Quit")),
         Binding("plus", "pace(1)", show=False),
         Binding("equals_sign", "pace(1)", show=False),
         Binding("minus", "pace(-1)", show=False),
@@ -165,6 +167,7 @@ class GameScreen(Screen[None]):
         on_done: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__()
+        localize_bindings(self)
         self.game = game
         self.pace = pace
         self.records = records
@@ -198,9 +201,9 @@ class GameScreen(Screen[None]):
                 yield Static("", id="opponent-pile", classes="line compact")
                 yield Static("", id="opponent-progress", classes="line compact")
                 yield Static("", id="field-label", classes="line")
-                yield CardRow(id="field", empty="(the field is empty)")
+                yield CardRow(id="field", empty=t("(the field is empty)"))
                 yield Static("", id="turn")
-                yield CardRow(id="hand", empty="(your hand is empty)")
+                yield CardRow(id="hand", empty=t("(your hand is empty)"))
                 yield Static("", id="my-pile", classes="line compact")
                 yield Static("", id="my-progress", classes="line compact")
                 log = RichLog(id="log", wrap=True, markup=False, max_lines=LOG_LINES, min_width=20)
@@ -233,16 +236,25 @@ class GameScreen(Screen[None]):
         month = table.month
         dealer = names[table.dealer]
         status_width = max(20, self.size.width - 2)
+        month_names = (
+            (
+                f"{month} {MONTH_NAMES[month - 1]} {MONTH_NAMES_JA[month - 1]}",
+                f"{month} {MONTH_NAMES[month - 1]}",
+            )
+            if language() == "en"
+            else (t("{month} {name}", month=month, name=td(MONTH_NAMES[month - 1])),)
+        )
         self.query_one("#status", Static).update(
             status_line(
-                round_text=f"Round {table.round_number}/{table.rounds}",
-                months=(
-                    f"{month} {MONTH_NAMES[month - 1]} {MONTH_NAMES_JA[month - 1]}",
-                    f"{month} {MONTH_NAMES[month - 1]}",
-                    f"Month {month}",
+                round_text=t(
+                    "Round {round}/{rounds}", round=table.round_number, rounds=table.rounds
                 ),
-                dealers=(f"Dealer: {dealer}", f"Dealer: {_short(dealer)}"),
-                stock=f"Stock {table.stock_count}",
+                months=(*month_names, t("Month {month}", month=month)),
+                dealers=(
+                    t("Dealer: {name}", name=dealer),
+                    t("Dealer: {name}", name=_short(dealer)),
+                ),
+                stock=t("Stock {count}", count=table.stock_count),
                 scores=(
                     f"{names[0]} {table.match_scores[0]} – "
                     f"{table.match_scores[1]} {names[OPPONENT]}",
@@ -256,9 +268,15 @@ class GameScreen(Screen[None]):
         opp = Text()
         opp.append(f"{names[OPPONENT]} ", "bold")
         opp.append_text(back_text(table.opponent_count))
-        opp.append(f" {table.opponent_count} in hand · yaku {table.round_scores[OPPONENT]}")
+        opp.append(
+            t(
+                " {count} in hand · yaku {points}",
+                count=table.opponent_count,
+                points=table.round_scores[OPPONENT],
+            )
+        )
         if table.koikoi_calls[OPPONENT]:
-            opp.append(f" · KOI-KOI ×{table.koikoi_calls[OPPONENT]}", "bold red")
+            opp.append(t(" · KOI-KOI ×{calls}", calls=table.koikoi_calls[OPPONENT]), "bold red")
         self.query_one("#opponent-line", Static).update(opp)
 
         width = max(40, (self.query_one("#table").size.width or 80) - 5)
@@ -266,35 +284,46 @@ class GameScreen(Screen[None]):
             (OPPONENT, "#opponent-pile", "#opponent-progress"),
             (HUMAN, "#my-pile", "#my-progress"),
         ):
-            label = "AI  " if player == OPPONENT else "You "
-            pile = Text(label, style="bold")
+            label = t("AI") if player == OPPONENT else t("You")
+            pile = Text(label + " " * max(1, 4 - cell_len(label)), style="bold")
             pile.append_text(pile_text(table.piles[player], width=width))
             self.query_one(pile_id, Static).update(pile)
             rows = yaku_progress(rules, table.piles[player], table.piles[1 - player], month=month)
             prog = Text("    ")
             if table.round_scores[player]:
-                prog.append(f"Yaku {table.round_scores[player]} pts · ", "bold green")
+                prog.append(
+                    t("Yaku {points} pts · ", points=table.round_scores[player]), "bold green"
+                )
             if player == HUMAN and table.koikoi_calls[HUMAN]:
-                prog.append(f"koi-koi ×{table.koikoi_calls[HUMAN]} · ", "bold red")
+                prog.append(t("koi-koi ×{calls} · ", calls=table.koikoi_calls[HUMAN]), "bold red")
             room = width - prog.cell_len - 2
             prog.append(progress_line(rows, width=room))
             self.query_one(prog_id, Static).update(prog)
 
-        field_label = Text(f"── Field ({table.field.bit_count()}) ", style="dim")
+        field_label = Text(t("── Field ({count}) ", count=table.field.bit_count()), style="dim")
         if table.drawn >= 0:
-            field_label.append(f"Drawn: {card_caption(table.drawn)} — choose a capture", "bold")
+            field_label.append(
+                t("Drawn: {card} — choose a capture", card=card_caption(table.drawn)), "bold"
+            )
         elif self.selected is not None and self.state == "play":
             matches = self._matches(self.selected, table)
             if matches:
                 field_label.append(
-                    f"{card_caption(self.selected)} captures ▼ "
-                    + " or ".join(card_caption(c).split(" ")[0] for c in card_list(matches)),
+                    t(
+                        "{card} captures ▼ {targets}",
+                        card=card_caption(self.selected),
+                        targets=t(" or ").join(
+                            card_caption(c).split(" ")[0] for c in card_list(matches)
+                        ),
+                    ),
                     "bold",
                 )
             else:
                 field_label.append(
-                    f"{card_caption(self.selected).split(' · ')[0]}: no match, "
-                    "it would stay on the field",
+                    t(
+                        "{card}: no match, it would stay on the field",
+                        card=card_caption(self.selected).split(" · ")[0],
+                    ),
                     "italic",
                 )
         self.query_one("#field-label", Static).update(field_label)
@@ -302,10 +331,10 @@ class GameScreen(Screen[None]):
         field_markers: dict[int, Marker] = {}
         if table.drawn >= 0:
             for c in card_list(self._matches(table.drawn, table)):
-                field_markers[c] = Marker("▼ choose", "bold yellow")
+                field_markers[c] = Marker(t("▼ choose"), "bold yellow")
         elif self.selected is not None and self.state == "play":
             for c in card_list(self._matches(self.selected, table)):
-                field_markers[c] = Marker("▼ match", "bold yellow")
+                field_markers[c] = Marker(t("▼ match"), "bold yellow")
         self.query_one("#field", CardRow).set_cards(card_list(table.field), markers=field_markers)
 
         hand = card_list(table.hand)
@@ -390,7 +419,10 @@ class GameScreen(Screen[None]):
                 view = game.view()
                 if not view.legal_ids and game.human_to_act:
                     raise KoiKoiError(
-                        f"the match is stuck in round {view.round_number}: no legal action"
+                        t(
+                            "the match is stuck in round {round}: no legal action",
+                            round=view.round_number,
+                        )
                     )
                 if game.human_to_act:
                     if view.phase is Phase.PLAY:
@@ -402,7 +434,7 @@ class GameScreen(Screen[None]):
                 else:
                     self.state = "opponent"
                     self.query_one("#field-label", Static).update(
-                        Text(f"── {game.names[OPPONENT]} is thinking…", style="italic")
+                        Text(t("── {name} is thinking…", name=game.names[OPPONENT]), style="italic")
                     )
                     if self.pace > 0:
                         await self._sleep(self.pace / 2)
@@ -412,8 +444,8 @@ class GameScreen(Screen[None]):
             await self._finish()
         except KoiKoiError as exc:  # an agent or save problem: say so, keep the app alive
             self.state = "done"
-            self.say(f"Error: {exc}")
-            self.app.notify(str(exc), title="Error", severity="error", timeout=10)
+            self.say(t("Error: {error}", error=exc))
+            self.app.notify(str(exc), title=t("Error"), severity="error", timeout=10)
 
     async def _wait_for_play(self) -> int:
         self.state = "play"
@@ -440,13 +472,13 @@ class GameScreen(Screen[None]):
             return min(view.legal_ids)  # two Plains of a month: no choice to ask
         self.redraw()
         options = [
-            ChoiceOption(a, f"Capture {card_caption(a - TAKE_BASE)}", a - TAKE_BASE)
+            ChoiceOption(a, t("Capture {card}", card=card_caption(a - TAKE_BASE)), a - TAKE_BASE)
             for a in view.legal_ids
         ]
         result = await self.app.push_screen_wait(
             ChooseDialog(
-                "The drawn card matches two field cards",
-                f"You drew {card_caption(view.drawn)}. Which card does it capture?",
+                t("The drawn card matches two field cards"),
+                t("You drew {card}. Which card does it capture?", card=card_caption(view.drawn)),
                 options,
                 cancellable=False,
             )
@@ -533,16 +565,18 @@ class GameScreen(Screen[None]):
     async def _finish(self) -> None:
         game = self.game
         self.state = "match_end"
-        record = "The record of this match could not be saved."
+        record = t("The record of this match could not be saved.")
         if self.records is not None:
             try:
                 stamp = self.stamp() if self.stamp is not None else ""
                 self.record_path = game.save_record(self.records, stamp=stamp)
-                record = f"Record saved: {self.record_path}  (koikoi replay FILE --tui)"
+                record = t(
+                    "Record saved: {path}  (koikoi replay FILE --tui)", path=self.record_path
+                )
             except (KoiKoiError, OSError) as exc:
-                record = f"The record could not be saved: {exc}"
+                record = t("The record could not be saved: {error}", error=exc)
         else:
-            record = "Records are off for this game."
+            record = t("Records are off for this game.")
         if self.save_path is not None:
             self.save_path.unlink(missing_ok=True)
         line = narrate(game.match.events[-1], game.names) if game.match.events else None
@@ -564,7 +598,7 @@ class GameScreen(Screen[None]):
         if not options:
             if card in card_list(self.game.view().hand):
                 self.app.bell()
-                self.notify("The rules say you must play a card that matches the field.")
+                self.notify(t("The rules say you must play a card that matches the field."))
             return
         if target is not None:
             wanted = PLAY_TARGET_BASE + 48 * card + target
@@ -586,26 +620,31 @@ class GameScreen(Screen[None]):
         choices: list[ChoiceOption] = []
         for a in options:
             if PLAY_TARGET_BASE <= a < DISCARD_BASE:
-                t = (a - PLAY_TARGET_BASE) % 48
-                choices.append(ChoiceOption(a, f"Capture {card_caption(t)}", t))
+                field_card = (a - PLAY_TARGET_BASE) % 48
+                choices.append(
+                    ChoiceOption(a, t("Capture {card}", card=card_caption(field_card)), field_card)
+                )
             elif a >= DISCARD_BASE:
-                choices.append(ChoiceOption(a, "Lay it on the field without capturing", -1))
+                choices.append(ChoiceOption(a, t("Lay it on the field without capturing"), -1))
             else:
                 what = self._matches(card, self._table)
                 label = (
-                    "Capture " + " ".join(card_caption(c).split(" ")[0] for c in card_list(what))
+                    t(
+                        "Capture {card}",
+                        card=" ".join(card_caption(c).split(" ")[0] for c in card_list(what)),
+                    )
                     if what
-                    else "Lay it on the field"
+                    else t("Lay it on the field")
                 )
                 choices.append(ChoiceOption(a, label, -1))
 
         targets = sum(1 for c in choices if c.card >= 0)
         if targets == 2 and len(choices) == 2:
-            prompt = "It can capture either of two field cards. Which one?"
+            prompt = t("It can capture either of two field cards. Which one?")
         elif targets >= 2:
-            prompt = "Which field card does it capture?"
+            prompt = t("Which field card does it capture?")
         else:
-            prompt = "How do you play it?"
+            prompt = t("How do you play it?")
 
         def chosen(action: int | None) -> None:
             future = self._play_future
@@ -614,7 +653,7 @@ class GameScreen(Screen[None]):
 
         self.app.push_screen(
             ChooseDialog(
-                f"Play {card_caption(card)}",
+                t("Play {card}", card=card_caption(card)),
                 prompt,
                 choices,
             ),
@@ -671,22 +710,22 @@ class GameScreen(Screen[None]):
         paces = self.PACES
         i = min(range(len(paces)), key=lambda k: abs(paces[k] - self.pace))
         self.pace = paces[max(0, min(len(paces) - 1, i + delta))]
-        self.notify(f"Opponent pace: {self.pace:g} s per step", timeout=2)
+        self.notify(t("Opponent pace: {seconds} s per step", seconds=f"{self.pace:g}"), timeout=2)
 
     def action_hint(self) -> None:
         if self.state != "play":
-            self.notify("Hints are given on your turn to play.", timeout=3)
+            self.notify(t("Hints are given on your turn to play."), timeout=3)
             return
         self._hint()
 
     @work(exclusive=True, group="hint")
     async def _hint(self) -> None:
-        self.notify("The expert is thinking about your hand…", timeout=2)
+        self.notify(t("The expert is thinking about your hand…"), timeout=2)
         view = self.game.view()
         try:
             values = await asyncio.to_thread(self.game.advice)
         except KoiKoiError as exc:
-            self.notify(f"No hint: {exc}", severity="error", timeout=6)
+            self.notify(t("No hint: {error}", error=exc), severity="error", timeout=6)
             return
         if self.state != "play" or self.game.view() != view:
             return  # played meanwhile: the hint is about a position that is gone
@@ -721,9 +760,9 @@ class GameScreen(Screen[None]):
         try:
             path = self.save_now()
         except KoiKoiError as exc:
-            self.notify(str(exc), title="Not saved", severity="error")
+            self.notify(str(exc), title=t("Not saved"), severity="error")
             return
         if path is None:
-            self.notify("The match is over: its record is saved instead.")
+            self.notify(t("The match is over: its record is saved instead."))
         else:
-            self.notify(f"Saved to {path}", title="Saved", timeout=4)
+            self.notify(t("Saved to {path}", path=path), title=t("Saved"), timeout=4)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from rich.cells import cell_len
+
 from koikoi.cards import (
     AKATAN,
     ANIMALS,
@@ -28,10 +30,11 @@ from koikoi.cards import (
     Card,
     parse_card,
 )
+from koikoi.i18n import language, td
 from koikoi.rules import Rules
-from koikoi.scoring import YAKU_ORDER
+from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
 
-__all__ = ["YAKU_LABELS", "YakuProgress", "progress_line", "yaku_progress"]
+__all__ = ["YAKU_LABELS", "YakuProgress", "progress_line", "yaku_label", "yaku_progress"]
 
 YAKU_LABELS: Final[dict[str, str]] = {
     "goko": "Goko",
@@ -52,6 +55,14 @@ YAKU_LABELS: Final[dict[str, str]] = {
     "kuttsuki": "Kuttsuki",
 }
 """Short romanised yaku names for the table."""
+
+
+def yaku_label(name: str) -> str:
+    """A yaku's short name: :data:`YAKU_LABELS` in English, the Japanese name in Japanese."""
+    if language() == "en" or name not in YAKU_NAMES:
+        return YAKU_LABELS.get(name, name)
+    return td(YAKU_NAMES[name][0])
+
 
 _RAIN: Final = 1 << Card.WILLOW_RAIN_MAN
 _SAKE: Final = 1 << Card.CHRYSANTHEMUM_SAKE_CUP
@@ -75,7 +86,7 @@ class YakuProgress:
 
     @property
     def label(self) -> str:
-        return YAKU_LABELS.get(self.name, self.name)
+        return yaku_label(self.name)
 
     @property
     def done(self) -> bool:
@@ -190,7 +201,7 @@ def progress_line(
     parts: list[str] = []
     for row in shown:
         candidate = " · ".join([*parts, row.describe()])
-        if width is not None and len(candidate) > width:
+        if width is not None and cell_len(candidate) > width:
             break
         parts.append(row.describe())
     return " · ".join(parts) or "—"

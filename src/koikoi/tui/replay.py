@@ -21,10 +21,11 @@ from textual.widgets import Footer, Static
 
 from koikoi.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.errors import RecordError
+from koikoi.i18n import N_, language, t, td
 from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.tui.cardtext import pile_text
-from koikoi.tui.controller import narrate
-from koikoi.tui.widgets import CardRow, TooSmall
+from koikoi.tui.controller import explain_settlement, narrate
+from koikoi.tui.widgets import CardRow, TooSmall, localize_bindings
 
 __all__ = ["ReplayApp", "ReplayScreen", "load_steps", "run_replay", "step_text"]
 
@@ -54,9 +55,9 @@ def step_text(step: ReplayStep, names: tuple[str, str]) -> Text:
     if step.action is not None:
         lines.append((f"{names[step.action.player]}: {step.action.action}", "bold"))
     elif step.index == 0:
-        lines.append(("The first deal.", "bold"))
+        lines.append((t("The first deal."), "bold"))
     else:
-        lines.append(("A new deal.", "bold"))
+        lines.append((t("A new deal."), "bold"))
     total = sum(1 for e in step.history if e.kind == "round_over")
     for i, event in enumerate(step.events):
         if event.kind == "hand":
@@ -66,7 +67,10 @@ def step_text(step: ReplayStep, names: tuple[str, str]) -> Text:
             k = total - after
             settlement = step.settlements[k - 1] if 0 < k <= len(step.settlements) else None
             if settlement is not None:
-                explained = settlement.explain()
+                if language() != "en":
+                    explained = explain_settlement(settlement, names)
+                else:
+                    explained = settlement.explain()
                 for p in (0, 1):
                     explained = explained.replace(f"Player {p}", names[p])
                 lines.extend((line, "green") for line in explained.splitlines())
@@ -93,24 +97,25 @@ class ReplayScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "step(1)", "Next"),
-        Binding("left", "step(-1)", "Back"),
+        Binding("right", "step(1)", N_("Next")),
+        Binding("left", "step(-1)", N_("Back")),
         Binding("space", "step(1)", show=False),
         Binding("n", "step(1)", show=False),
         Binding("p", "step(-1)", show=False),
         Binding("backspace", "step(-1)", show=False),
-        Binding("pagedown", "deal(1)", "Next deal"),
-        Binding("pageup", "deal(-1)", "Prev deal"),
+        Binding("pagedown", "deal(1)", N_("Next deal")),
+        Binding("pageup", "deal(-1)", N_("Prev deal")),
         Binding("right_square_bracket", "deal(1)", show=False),
         Binding("left_square_bracket", "deal(-1)", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("home", "jump(0)", N_("Start")),
+        Binding("end", "jump(-1)", N_("End")),
+        Binding("q", "app.quit", N_("Quit")),
         Binding("escape", "app.quit", show=False),
     ]
 
     def __init__(self, record: GameRecord, steps: Sequence[ReplayStep]) -> None:
         super().__init__()
+        localize_bindings(self)
         self.record = record
         self.steps = list(steps)
         self.index = 0
@@ -118,12 +123,12 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="rp-status")
         yield Static("", id="rp-p1-label", classes="rp-label")
-        yield CardRow(id="rp-hand1", empty="(empty hand)", marker_line=False)
+        yield CardRow(id="rp-hand1", empty=t("(empty hand)"), marker_line=False)
         yield Static("", id="rp-pile1", classes="rp-line")
         yield Static("", id="rp-field-label", classes="rp-label")
-        yield CardRow(id="rp-field", empty="(the field is empty)", marker_line=False)
+        yield CardRow(id="rp-field", empty=t("(the field is empty)"), marker_line=False)
         yield Static("", id="rp-p0-label", classes="rp-label")
-        yield CardRow(id="rp-hand0", empty="(empty hand)", marker_line=False)
+        yield CardRow(id="rp-hand0", empty=t("(empty hand)"), marker_line=False)
         yield Static("", id="rp-pile0", classes="rp-line")
         with VerticalScroll(id="rp-step", can_focus=False):
             yield Static("", id="rp-step-text")
@@ -144,26 +149,45 @@ class ReplayScreen(Screen[None]):
         views = (step.view(0), step.view(1))
         v = views[0]
         status = Text()
-        status.append(f"Replay {self.index}/{len(self.steps) - 1}", "bold")
         status.append(
-            f" · Round {v.round_number}/{v.rounds} · {v.month} {MONTH_NAMES[v.month - 1]} "
-            f"{MONTH_NAMES_JA[v.month - 1].split()[0]} · Dealer {names[v.dealer]} "
-            f"· Stock {v.stock_count}"
+            t("Replay {step}/{steps}", step=self.index, steps=len(self.steps) - 1), "bold"
+        )
+        month = (
+            f"{MONTH_NAMES[v.month - 1]} {MONTH_NAMES_JA[v.month - 1].split()[0]}"
+            if language() == "en"
+            else td(MONTH_NAMES[v.month - 1])
+        )
+        status.append(
+            t(
+                " · Round {round}/{rounds} · {month} {name} · Dealer {dealer} · Stock {stock}",
+                round=v.round_number,
+                rounds=v.rounds,
+                month=v.month,
+                name=month,
+                dealer=names[v.dealer],
+                stock=v.stock_count,
+            )
         )
         status.append(f" · {step.match_scores[0]} – {step.match_scores[1]}", "bold")
         self.query_one("#rp-status", Static).update(status)
         width = max(40, (self.size.width or 80) - 6)
         for p in (0, 1):
-            turn = " ◀ to act" if not v.is_over and v.current == p else ""
+            turn = t(" ◀ to act") if not v.is_over and v.current == p else ""
             self.query_one(f"#rp-p{p}-label", Static).update(
-                f"{names[p]} — hand {views[p].hand.bit_count()}, "
-                f"yaku {v.round_scores[p]}, koi-koi ×{v.koikoi_calls[p]}{turn}"
+                t(
+                    "{name} — hand {hand}, yaku {points}, koi-koi ×{calls}",
+                    name=names[p],
+                    hand=views[p].hand.bit_count(),
+                    points=v.round_scores[p],
+                    calls=v.koikoi_calls[p],
+                )
+                + turn
             )
             self.query_one(f"#rp-hand{p}", CardRow).set_cards(card_list(views[p].hand))
             self.query_one(f"#rp-pile{p}", Static).update(pile_text(v.piles[p], width=width))
-        label = f"Field ({v.field.bit_count()})"
+        label = t("Field ({count})", count=v.field.bit_count())
         if v.drawn >= 0:
-            label += f" · drawn card waiting for a choice: {CODES[v.drawn]}"
+            label += t(" · drawn card waiting for a choice: {card}", card=CODES[v.drawn])
         self.query_one("#rp-field-label", Static).update(label)
         self.query_one("#rp-field", CardRow).set_cards(card_list(v.field))
         self.query_one("#rp-step-text", Static).update(step_text(step, names))
@@ -200,7 +224,7 @@ class ReplayApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-normal")]  # noqa: RUF012
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "quit", "Quit", priority=True, show=False),
+        Binding("ctrl+c", "quit", N_("Quit"), priority=True, show=False),
     ]
 
     def __init__(self, record: GameRecord, steps: Sequence[ReplayStep] | None = None) -> None:

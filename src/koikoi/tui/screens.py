@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import ClassVar, Final
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -21,13 +22,14 @@ from textual.widgets import Button, Footer, Input, Select, Static
 from koikoi.agents import make_agent
 from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import N_, language, t, td, tn
 from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
-from koikoi.rules_help import yaku_rows
+from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN, yaku_rows
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
-from koikoi.tui.progress import YAKU_LABELS, YakuProgress, yaku_progress
-from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table
+from koikoi.tui.progress import YakuProgress, yaku_label, yaku_progress
+from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
 
 __all__ = [
     "FIRST_DEALER_CHOICES",
@@ -54,27 +56,27 @@ OPPONENT_CHOICES: Final[tuple[tuple[str, str], ...]] = tuple(
 weakest first; level 8 is ``expert``, the default."""
 
 FIRST_DEALER_CHOICES: Final[tuple[tuple[str, str], ...]] = (
-    ("rules", "As the rules say"),
-    ("draw", "Card draw"),
-    ("random", "Coin flip"),
+    ("rules", N_("As the rules say")),
+    ("draw", N_("Card draw")),
+    ("random", N_("Coin flip")),
 )
 
 PACE_CHOICES: Final[tuple[tuple[float, str], ...]] = (
-    (0.0, "Instant"),
-    (0.3, "Fast"),
-    (0.8, "Normal"),
-    (1.5, "Slow"),
+    (0.0, N_("Instant")),
+    (0.3, N_("Fast")),
+    (0.8, N_("Normal")),
+    (1.5, N_("Slow")),
 )
 DEFAULT_PACE: Final = 0.8
 
 REASONS: Final[dict[str, str]] = {
-    "stop": "stop",
-    "exhausted": "no cards left",
-    "exhausted_highest": "higher yaku",
-    "exhausted_last_yaku": "last yaku",
-    "dealer_point": "dealer's point",
-    "oya_ken": "dealer's point",
-    "instant": "instant hand",
+    "stop": N_("stop"),
+    "exhausted": N_("no cards left"),
+    "exhausted_highest": N_("higher yaku"),
+    "exhausted_last_yaku": N_("last yaku"),
+    "dealer_point": N_("dealer's point"),
+    "oya_ken": N_("dealer's point"),
+    "instant": N_("instant hand"),
 }
 """Settlement reasons in words."""
 
@@ -92,7 +94,7 @@ def piles_table(piles: tuple[int, int], names: tuple[str, str]) -> RichTable:
             cell = Text(f"{cards.bit_count()} ", style="bold")
             cell.append_text(codes_text(cards))
             cells.append(cell)
-        table.add_row(Text(f"{KIND_MARKS[kind]} {kind.label}", style="bold"), *cells)
+        table.add_row(Text(f"{KIND_MARKS[kind]} {td(kind.label)}", style="bold"), *cells)
     return table
 
 
@@ -140,49 +142,62 @@ def rules_summary(rules: Rules) -> list[str]:
     """The active rules in a few sentences."""
     g, p, k, e = rules.game, rules.play, rules.koikoi, rules.end
     lines = [
-        f"Rules: {rules.name}" + (f" — {rules.description}" if rules.description else ""),
-        f"A match is {g.rounds} round{'s' if g.rounds != 1 else ''}; round k is month k. "
+        t("Rules: {name}", name=rules.name)
+        + (f" — {td(rules.description)}" if rules.description else ""),
+        tn(
+            "A match is {n} round; round k is month k.",
+            "A match is {n} rounds; round k is month k.",
+            g.rounds,
+        )
+        + " "
         + (
-            "The first dealer is decided by a card draw (earlier month deals)."
+            t("The first dealer is decided by a card draw (earlier month deals).")
             if g.first_dealer == "draw"
-            else "The first dealer is decided by a coin flip."
+            else t("The first dealer is decided by a coin flip.")
         ),
-        "On your turn play a hand card: it captures a field card of the same month "
-        "(with two, you choose one; with three, all four). No match: it stays on the field. "
-        "Then the top stock card is drawn and captures the same way.",
+        t(
+            "On your turn play a hand card: it captures a field card of the same month "
+            "(with two, you choose one; with three, all four). No match: it stays on the field. "
+            "Then the top stock card is drawn and captures the same way."
+        ),
     ]
     if p.hand_card == "must_match":
-        lines.append("You must play a matching card when you have one.")
+        lines.append(t("You must play a matching card when you have one."))
     elif p.hand_card == "any_or_discard":
-        lines.append("You may also lay a matching card on the field without capturing.")
+        lines.append(t("You may also lay a matching card on the field without capturing."))
     if p.wild_lightning:
-        lines.append("The Lightning 11P captures any one field card.")
+        lines.append(t("The Lightning 11P captures any one field card."))
     lines.append(
-        "When your yaku total goes up you choose: stop (shōbu) and score, "
-        "or koi-koi to play on for more, at the risk of the opponent stopping first."
+        t(
+            "When your yaku total goes up you choose: stop (shōbu) and score, "
+            "or koi-koi to play on for more, at the risk of the opponent stopping first."
+        )
     )
     bonus = {
-        "opponent_x2": "points double when the opponent had called koi-koi",
-        "challenge_x2": "points double after a successful koi-koi or the opponent's koi-koi",
-        "ladder": "each koi-koi call adds +1, +2, +3, then multiplies",
-        "none": "no koi-koi bonus",
+        "opponent_x2": t("points double when the opponent had called koi-koi"),
+        "challenge_x2": t("points double after a successful koi-koi or the opponent's koi-koi"),
+        "ladder": t("each koi-koi call adds +1, +2, +3, then multiplies"),
+        "none": t("no koi-koi bonus"),
     }[k.bonus]
     lines.append(
-        f"Settlement: {bonus}"
-        + ("; 7 points or more double." if k.seven_double else ".")
-        + (f" At most {k.limit} koi-koi calls." if k.limit else "")
+        t("Settlement: {bonus}", bonus=bonus)
+        + (t("; 7 points or more double.") if k.seven_double else t("."))
+        + (t(" At most {limit} koi-koi calls.", limit=k.limit) if k.limit else "")
     )
     exhausted = {
-        "draw": "nobody scores",
-        "highest": "the higher yaku total scores",
-        "last_yaku": "the last player to improve scores",
-        "dealer_point": f"the dealer gets {e.oya_ken}",
+        "draw": t("nobody scores"),
+        "highest": t("the higher yaku total scores"),
+        "last_yaku": t("the last player to improve scores"),
+        "dealer_point": t("the dealer gets {points}", points=e.oya_ken),
     }[e.exhausted]
-    lines.append(f"If both hands run out: {exhausted}.")
+    lines.append(t("If both hands run out: {what}.", what=exhausted))
     if g.start_points:
         lines.append(
-            f"Each player starts with {g.start_points} points; the loser pays the winner, "
-            "and the match ends when a player has none left."
+            t(
+                "Each player starts with {points} points; the loser pays the winner, "
+                "and the match ends when a player has none left.",
+                points=g.start_points,
+            )
         )
     return lines
 
@@ -190,52 +205,70 @@ def rules_summary(rules: Rules) -> list[str]:
 def yaku_table(rules: Rules) -> RichTable:
     """The yaku of the active rules: names, what each needs, points (:func:`yaku_rows`)."""
     table = RichTable(
-        title=f"Yaku of the rules {rules.name!r}",
+        title=t("Yaku of the rules {name}", name=repr(rules.name)),
         title_justify="left",
         expand=False,
         pad_edge=False,
         box=box.SIMPLE_HEAD,
     )
-    table.add_column("Yaku", no_wrap=True)
-    table.add_column("日本語", no_wrap=True)
-    table.add_column("Cards")
-    table.add_column("Pts", justify="right", no_wrap=True)
+    english = language() == "en"
+    table.add_column(t("Yaku"), no_wrap=True)
+    if english:
+        table.add_column("日本語", no_wrap=True)
+    table.add_column(t("Cards"))
+    table.add_column(t("Pts"), justify="right", no_wrap=True)
     for row in yaku_rows(rules):
-        table.add_row(row.english, row.japanese, row.needs, str(row.points))
+        if english:
+            table.add_row(row.english, row.japanese, row.needs, str(row.points))
+        else:
+            table.add_row(td(row.english), _needs(row.needs, rules), str(row.points))
     return table
 
 
+def _needs(needs: str, rules: Rules) -> str:
+    """What a yaku needs (:attr:`YakuRow.needs`, English) in the language in use."""
+    for english in (*YAKU_NEEDS.values(), *(when[1] for when in YAKU_NEEDS_WHEN.values())):
+        if "{extra}" in english:
+            extra = rules.yaku.extra
+            if needs in (english.replace("{extra}", str(extra)), english.split(" (")[0]):
+                text = td(english)
+                return text.replace("{extra}", str(extra)) if extra else text.split("（")[0]
+        elif needs == english:
+            return td(english)
+    return needs
+
+
 KEYS_HELP: Final[tuple[tuple[str, str], ...]] = (
-    ("← → or 1-8", "choose a hand card (its matches on the field are marked ▼)"),
-    ("Enter / Space", "play the chosen card (or click it twice)"),
-    ("click a field card", "play the chosen card onto it"),
-    ("h", "hint: the expert's value of each play"),
-    ("c", "both capture piles and the yaku progress in full"),
-    ("+ / -", "opponent slower / faster; Space skips its animation"),
-    ("s", "save the match (resume: koikoi play --resume FILE)"),
-    ("? / F1", "this help"),
-    ("q / Ctrl+C", "quit, offering to save"),
+    (N_("← → or 1-8"), N_("choose a hand card (its matches on the field are marked ▼)")),
+    ("Enter / Space", N_("play the chosen card (or click it twice)")),
+    (N_("click a field card"), N_("play the chosen card onto it")),
+    ("h", N_("hint: the expert's value of each play")),
+    ("c", N_("both capture piles and the yaku progress in full")),
+    ("+ / -", N_("opponent slower / faster; Space skips its animation")),
+    ("s", N_("save the match (resume: koikoi play --resume FILE)")),
+    ("? / F1", N_("this help")),
+    ("q / Ctrl+C", N_("quit, offering to save")),
 )
 
 
 def help_text(rules: Rules) -> Group:
     """The help screen: rules summary, yaku table, card marks and keys."""
     parts: list[RenderableType] = []
-    parts.append(Text("How to play", style="bold underline"))
+    parts.append(Text(t("How to play"), style="bold underline"))
     for line in rules_summary(rules):
         parts.append(Text("• " + line))
     parts.append(Text(""))
     parts.append(yaku_table(rules))
     parts.append(Text(""))
-    parts.append(Text("Card marks", style="bold underline"))
+    parts.append(Text(t("Card marks"), style="bold underline"))
     for line in legend_lines():
         parts.append(Text("  " + line))
     parts.append(Text(""))
-    keys = RichTable(title="Keys", show_header=False, pad_edge=False, box=None)
+    keys = RichTable(title=t("Keys"), show_header=False, pad_edge=False, box=None)
     keys.add_column(style="bold")
     keys.add_column()
     for key, what in KEYS_HELP:
-        keys.add_row(key, what)
+        keys.add_row(td(key), td(what))
     parts.append(keys)
     return Group(*parts)
 
@@ -247,12 +280,12 @@ def round_table(results: list[RoundResult], names: tuple[str, str]) -> RichTable
     """
     table = RichTable(expand=False, pad_edge=False, box=box.SIMPLE_HEAVY)
     for title, justify in (
-        ("Rd", "right"),
-        ("Month", "left"),
-        ("Dealer", "left"),
-        ("Winner", "left"),
-        ("How", "left"),
-        ("Pts", "right"),
+        (t("Rd"), "right"),
+        (t("Month"), "left"),
+        (t("Dealer"), "left"),
+        (t("Winner"), "left"),
+        (t("How"), "left"),
+        (t("Pts"), "right"),
         (names[0], "right"),
         (names[1], "right"),
     ):
@@ -260,12 +293,10 @@ def round_table(results: list[RoundResult], names: tuple[str, str]) -> RichTable
     for r in results:
         s = r.settlement
         winner = "—" if s.winner is None else names[s.winner]
-        how = ", ".join(YAKU_LABELS.get(y.name, y.name) for y in s.yaku) or REASONS.get(
-            s.reason, s.reason
-        )
+        how = ", ".join(yaku_label(y.name) for y in s.yaku) or td(REASONS.get(s.reason, s.reason))
         table.add_row(
             str(r.round_number),
-            MONTH_NAMES[r.month - 1],
+            td(MONTH_NAMES[r.month - 1]),
             "?" if r.dealer is None else names[r.dealer],
             winner,
             how,
@@ -297,9 +328,9 @@ class NewGameScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "start", "Start"),
-        Binding("f1", "help", "Help"),
-        Binding("escape", "app.request_quit", "Quit"),
+        Binding("ctrl+s", "start", N_("Start")),
+        Binding("f1", "help", N_("Help")),
+        Binding("escape", "app.request_quit", N_("Quit")),
     ]
 
     def __init__(
@@ -311,6 +342,7 @@ class NewGameScreen(Screen[None]):
         on_resume: Callable[[Path], str | None] | None = None,
     ) -> None:
         super().__init__()
+        localize_bindings(self)
         self.defaults = defaults or GameSettings(get_rules("nintendo"))
         self.resume_path = resume
         self.on_start = on_start
@@ -320,7 +352,12 @@ class NewGameScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         d = self.defaults
         opponents = [
-            (label if self.available[spec] else f"{label} (n/a)", spec)
+            (
+                self._choice_label(spec, label)
+                if self.available[spec]
+                else t("{label} (n/a)", label=self._choice_label(spec, label)),
+                spec,
+            )
             for spec, label in OPPONENT_CHOICES
         ]
         chosen = level_choice(d.opponent)
@@ -329,38 +366,38 @@ class NewGameScreen(Screen[None]):
             opponents.append((opponent, opponent))
         preset = d.rules.name if d.rules.name in PRESET_NAMES else "nintendo"
         pace = min(PACE_CHOICES, key=lambda c: abs(c[0] - d.pace))[0]
-        yield Static("Koi-Koi こいこい — new game", id="ng-title")
+        yield Static(t("Koi-Koi こいこい — new game"), id="ng-title")
         with Grid(id="ng-grid"):
-            yield Static("Opponent", classes="label")
+            yield Static(t("Opponent"), classes="label")
             yield Select(opponents, value=opponent, allow_blank=False, id="opponent")
-            yield Static("Rules", classes="label")
+            yield Static(t("Rules"), classes="label")
             yield Select(
                 [(name, name) for name in PRESET_NAMES],
                 value=preset,
                 allow_blank=False,
                 id="preset",
             )
-            yield Static("Rounds", classes="label")
+            yield Static(t("Rounds"), classes="label")
             yield Input(str(d.rules.game.rounds), type="integer", id="rounds")
-            yield Static("House rules", classes="label")
-            yield Input(placeholder="optional .toml file", id="house")
-            yield Static("First dealer", classes="label")
+            yield Static(t("House rules"), classes="label")
+            yield Input(placeholder=t("optional .toml file"), id="house")
+            yield Static(t("First dealer"), classes="label")
             yield Select(
-                [(label, value) for value, label in FIRST_DEALER_CHOICES],
+                [(td(label), value) for value, label in FIRST_DEALER_CHOICES],
                 value="rules",
                 allow_blank=False,
                 id="first-dealer",
             )
-            yield Static("Seed", classes="label")
+            yield Static(t("Seed"), classes="label")
             yield Input(
                 "" if d.seed is None else str(d.seed),
-                placeholder="random",
+                placeholder=t("random"),
                 type="integer",
                 id="seed",
             )
-            yield Static("AI pace", classes="label")
+            yield Static(t("AI pace"), classes="label")
             yield Select(
-                [(label, value) for value, label in PACE_CHOICES],
+                [(td(label), value) for value, label in PACE_CHOICES],
                 value=pace,
                 allow_blank=False,
                 id="pace",
@@ -369,11 +406,11 @@ class NewGameScreen(Screen[None]):
         yield Static("", id="ng-info")
         yield Static("", id="ng-error")
         with Horizontal(id="ng-buttons"):
-            yield Button("Start", id="start", variant="primary")
+            yield Button(t("Start"), id="start", variant="primary")
             if self.resume_path is not None:
-                yield Button("Resume saved", id="resume", variant="success")
-            yield Button("Help", id="help")
-            yield Button("Quit", id="quit", variant="error")
+                yield Button(t("Resume saved"), id="resume", variant="success")
+            yield Button(t("Help"), id="help")
+            yield Button(t("Quit"), id="quit", variant="error")
         yield Footer()
         yield TooSmall()
 
@@ -382,16 +419,25 @@ class NewGameScreen(Screen[None]):
         self.query_one("#start", Button).focus()
 
     @staticmethod
+    def _choice_label(spec: str, label: str) -> str:
+        """A level's ``"3 · Casual"`` with its title in the language in use."""
+        choice = level_choice(spec)
+        return label if choice is None else f"{choice.level.number} · {td(choice.level.title)}"
+
+    @staticmethod
     def _level_text(spec: str) -> Text:
         """The chosen opponent in a line: its level, title and description."""
         choice = level_choice(spec)
         text = Text()
         if choice is None:
-            text.append(f"Opponent {spec}", "bold")
-            text.append(": an agent spec given on the command line.")
+            text.append(t("Opponent {spec}", spec=spec), "bold")
+            text.append(t(": an agent spec given on the command line."))
             return text
-        text.append(f"Level {choice.level.number} · {choice.level.title}", "bold")
-        text.append(f": {choice.level.description}")
+        text.append(
+            t("Level {level} · {title}", level=choice.level.number, title=td(choice.level.title)),
+            "bold",
+        )
+        text.append(f": {td(choice.level.description)}")
         return text
 
     @on(Select.Changed, "#opponent")
@@ -402,15 +448,15 @@ class NewGameScreen(Screen[None]):
         try:
             rules = self._rules()
         except KoiKoiError as exc:
-            return f"Rules: {exc}"
+            return t("Rules: {name}", name=exc)
         first = rules.game.first_dealer
-        line = (
-            f"{rules.name}: {(rules.description or 'house rules').rstrip('.')}. "
-            f"First dealer by {'card draw' if first == 'draw' else 'coin flip'}."
+        description = td(rules.description) if rules.description else t("house rules")
+        line = f"{rules.name}: {description.rstrip('.').rstrip('。')}{t('.')} " + (
+            t("First dealer by card draw.") if first == "draw" else t("First dealer by coin flip.")
         )
         missing = [spec for spec, ok in self.available.items() if not ok]
         if missing:
-            line += f"\nNot available yet: {', '.join(missing)}."
+            line += "\n" + t("Not available yet: {agents}.", agents=", ".join(missing))
         return line
 
     def _rules(self) -> Rules:
@@ -522,7 +568,7 @@ class HelpScreen(ModalScreen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        Binding("escape", "close", N_("Close")),
         Binding("q", "close", show=False),
         Binding("question_mark", "close", show=False),
         Binding("f1", "close", show=False),
@@ -530,11 +576,12 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, rules: Rules) -> None:
         super().__init__()
+        localize_bindings(self)
         self.rules = rules
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static("Help — Esc to close", id="help-title")
+            yield Static(t("Help — Esc to close"), id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(help_text(self.rules), id="help-text")
         yield Footer()
@@ -548,23 +595,22 @@ def progress_text(rows: list[YakuProgress], *, only_started: bool = False) -> Te
     """Yaku progress, one per line with a bar: ``Inoshikacho ██░ 2/3 · 5 pts``."""
     text = Text()
     shown = [r for r in rows if r.have > 0 or r.done] if only_started else rows
-    width = max((len(r.label) for r in shown), default=0)
+    width = max((cell_len(yaku_label(r.name)) for r in shown), default=0)
     for i, row in enumerate(shown):
         if i:
             text.append("\n")
         style = "bold green" if row.done else ("dim strike" if not row.possible else "")
-        text.append(f"{row.label:<{width}} ", style)
+        label = yaku_label(row.name)
+        text.append(label + " " * (width - cell_len(label) + 1), style)
         filled = min(row.have, row.need)
         text.append("█" * filled, "green" if row.possible else "dim")
         text.append("░" * (row.need - filled), "dim")
         mark = " ✓" if row.done else ("" if row.possible else " ✗")
-        text.append(f" {filled}/{row.need}{mark} · {row.points} pt", style)
-        if row.points != 1:
-            text.append("s", style)
+        text.append(f" {filled}/{row.need}{mark} · " + tn("{n} pt", "{n} pts", row.points), style)
     if only_started and len(shown) < len(rows):
         if shown:
             text.append("\n")
-        text.append(f"({len(rows) - len(shown)} more yaku not started)", "dim")
+        text.append(t("({n} more yaku not started)", n=len(rows) - len(shown)), "dim")
     return text
 
 
@@ -580,7 +626,10 @@ def player_summary(
     pile = piles[player]
     rows = yaku_progress(game.rules, pile, piles[1 - player], month=month)
     return Group(
-        Text(f"{game.names[player]} — captured {pile.bit_count()}", style="bold underline"),
+        Text(
+            t("{name} — captured {count}", name=game.names[player], count=pile.bit_count()),
+            style="bold underline",
+        ),
         pile_text(pile, multiline=True),
         progress_text(rows, only_started=only_started),
     )
@@ -622,13 +671,14 @@ class CapturesScreen(ModalScreen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
+        Binding("escape", "close", N_("Close")),
         Binding("c", "close", show=False),
         Binding("enter", "close", show=False),
     ]
 
     def __init__(self, game: GameController) -> None:
         super().__init__()
+        localize_bindings(self)
         self.game = game
 
     def compose(self) -> ComposeResult:
@@ -636,8 +686,12 @@ class CapturesScreen(ModalScreen[None]):
         with VerticalScroll(id="cap-box"):
             yield Static(
                 Text(
-                    f"Captures — round {view.round_number}, month {view.month} "
-                    f"({MONTH_NAMES[view.month - 1]}) — Esc to close",
+                    t(
+                        "Captures — round {round}, month {month} ({name}) — Esc to close",
+                        round=view.round_number,
+                        month=view.month,
+                        name=td(MONTH_NAMES[view.month - 1]),
+                    ),
                     style="bold",
                 )
             )
@@ -663,13 +717,14 @@ class RoundEndScreen(ModalScreen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "close", "Continue"),
+        Binding("enter", "close", N_("Continue")),
         Binding("space", "close", show=False),
         Binding("escape", "close", show=False),
     ]
 
     def __init__(self, result: RoundResult, game: GameController, *, last: bool = False) -> None:
         super().__init__(classes=OVER_TABLE_CLASS)
+        localize_bindings(self)
         self.result = result
         self.game = game
         self.last = last
@@ -678,11 +733,16 @@ class RoundEndScreen(ModalScreen[None]):
         r = self.result
         s = r.settlement
         names = self.game.names
-        head = f"Round {r.round_number} ({MONTH_NAMES[r.month - 1]}) is over: "
+        head = t(
+            "Round {round} ({name}) is over: ",
+            round=r.round_number,
+            name=td(MONTH_NAMES[r.month - 1]),
+        )
         if s.winner is None:
-            return head + "nobody scores."
-        verb = "score" if s.winner == HUMAN else "scores"
-        return head + f"{names[s.winner]} {verb} {s.points}."
+            return head + t("nobody scores.")
+        if s.winner == HUMAN:
+            return head + t("{name} score {points}.", name=names[s.winner], points=s.points)
+        return head + t("{name} scores {points}.", name=names[s.winner], points=s.points)
 
     def compose(self) -> ComposeResult:
         r = self.result
@@ -694,13 +754,19 @@ class RoundEndScreen(ModalScreen[None]):
                 yield Static(piles_table(r.view.piles, names), id="re-piles")
             yield Static(
                 Text(
-                    f"Score: {names[0]} {r.scores[0]} — {names[1]} {r.scores[1]}",
+                    t(
+                        "Score: {first} {first_score} — {second} {second_score}",
+                        first=names[0],
+                        first_score=r.scores[0],
+                        second=names[1],
+                        second_score=r.scores[1],
+                    ),
                     style="bold",
                 ),
                 id="re-scores",
             )
             with Horizontal(id="re-buttons"):
-                label = "See the result (Enter)" if self.last else "Next round (Enter)"
+                label = t("See the result (Enter)") if self.last else t("Next round (Enter)")
                 yield Button(label, id="next", variant="primary", compact=True)
         yield TooSmall()
 
@@ -737,13 +803,14 @@ class MatchEndScreen(Screen[str]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "choose('new')", "New game"),
-        Binding("q", "choose('quit')", "Quit"),
+        Binding("n", "choose('new')", N_("New game")),
+        Binding("q", "choose('quit')", N_("Quit")),
         Binding("escape", "choose('quit')", show=False),
     ]
 
     def __init__(self, game: GameController, record: str) -> None:
         super().__init__()
+        localize_bindings(self)
         self.game = game
         self.record = record
 
@@ -752,19 +819,19 @@ class MatchEndScreen(Screen[str]):
         names = self.game.names
         s0, s1 = match.scores
         if match.winner is None:
-            return f"The match is drawn, {s0} to {s1}."
+            return t("The match is drawn, {first} to {second}.", first=s0, second=s1)
         if match.winner == HUMAN:
-            return f"You win the match, {s0} to {s1}!"
-        return f"{names[1]} wins the match, {s1} to {s0}."
+            return t("You win the match, {first} to {second}!", first=s0, second=s1)
+        return t("{name} wins the match, {first} to {second}.", name=names[1], first=s1, second=s0)
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_line(), id="me-title")
         with VerticalScroll(id="me-scroll"):
-            yield Static(round_table(self.game.results, ("You", "AI")), id="me-table")
+            yield Static(round_table(self.game.results, (t("You"), t("AI"))), id="me-table")
         yield Static(self.record, id="me-record")
         with Horizontal(id="me-buttons"):
-            yield Button("New game (n)", id="new", variant="primary")
-            yield Button("Quit (q)", id="quit", variant="error")
+            yield Button(t("New game (n)"), id="new", variant="primary")
+            yield Button(t("Quit (q)"), id="quit", variant="error")
         yield Footer()
         yield TooSmall()
 
@@ -778,4 +845,6 @@ class MatchEndScreen(Screen[str]):
 
 def month_title(month: int) -> str:
     """``"3 Cherry (桜 sakura)"``."""
+    if language() != "en":
+        return t("{month} {name}", month=month, name=td(MONTH_NAMES[month - 1]))
     return f"{month} {MONTH_NAMES[month - 1]} ({MONTH_NAMES_JA[month - 1]})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -10,15 +11,24 @@ from rich.text import Text
 from textual import events
 from textual.app import RenderResult
 from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.geometry import Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from koikoi.i18n import t, td
 from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, chip_text
 
-__all__ = ["OVER_TABLE_CLASS", "CardRow", "Marker", "TooSmall", "fit_over_table"]
+__all__ = [
+    "OVER_TABLE_CLASS",
+    "CardRow",
+    "Marker",
+    "TooSmall",
+    "fit_over_table",
+    "localize_bindings",
+]
 
 GAP = 1
 """Cells between two chips."""
@@ -196,11 +206,28 @@ class TooSmall(Static):
 
     def __init__(self) -> None:
         super().__init__(
-            "The terminal is too small for Koi-Koi.\n"
-            "Please enlarge it to at least 80 x 24.\n\n"
-            "(Ctrl+C: quit, offering to save)",
+            t(
+                "The terminal is too small for Koi-Koi.\n"
+                "Please enlarge it to at least 80 x 24.\n\n"
+                "(Ctrl+C: quit, offering to save)"
+            ),
             id="too-small",
         )
+
+
+def localize_bindings(node: DOMNode) -> None:
+    """Show ``node``'s key bindings (the footer's descriptions) in the language in use.
+
+    ``BINDINGS`` are made when the module is imported, in English (each description
+    marked with :func:`koikoi.i18n.N_`); a node copies them when it is created, so
+    its ``__init__`` calls this to translate its copy.
+    """
+    table = node._bindings.key_to_bindings
+    for key, bindings in table.items():
+        table[key] = [
+            dataclasses.replace(b, description=td(b.description)) if b.description else b
+            for b in bindings
+        ]
 
 
 OVER_TABLE_CLASS: Final = "over-table"

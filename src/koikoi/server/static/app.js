@@ -56,7 +56,7 @@
     if (p.game) {
       const saved = KK.games()[p.game];
       if (!saved || !saved.token) {
-        return showMessage("This browser holds no seat for that game. Ask a player for a watch link to spectate.");
+        return showMessage(KK.t("This browser holds no seat for that game. Ask a player for a watch link to spectate."));
       }
       return void openGame({ token: saved.token, game: p.game });
     }
@@ -77,22 +77,22 @@
     for (const a of cfg.agents) {
       $("agent").append(el("option", {
         value: a.agent,
-        text: `${a.level} · ${a.title}`,
+        text: `${a.level} · ${KK.td(a.title)}`,
         selected: a.agent === cfg.default_agent,
       }));
     }
     const describeAgent = () => {
       const a = cfg.agents.find((x) => x.agent === $("agent").value);
-      $("agent-desc").textContent = a ? `Level ${a.level}: ${a.description}` : "";
+      $("agent-desc").textContent = a ? KK.t("Level {level}: {description}", { level: a.level, description: KK.td(a.description) }) : "";
     };
     $("agent").addEventListener("change", describeAgent);
     describeAgent();
     for (const p of cfg.presets) {
-      $("rules").append(el("option", { value: p.name, text: `${p.name} (${p.rounds} rounds)` }));
+      $("rules").append(el("option", { value: p.name, text: `${p.name} (${KK.tn("{n} round", "{n} rounds", p.rounds)})` }));
     }
     const describe = () => {
       const p = cfg.presets.find((x) => x.name === $("rules").value);
-      $("rules-desc").textContent = p ? p.description : "";
+      $("rules-desc").textContent = p ? KK.td(p.description) : "";
     };
     $("rules").addEventListener("change", describe);
     describe();
@@ -155,19 +155,19 @@
     const list = $("games-list");
     list.replaceChildren();
     const entries = Object.entries(KK.games()).sort((a, b) => (b[1].created || 0) - (a[1].created || 0));
-    if (!entries.length) list.append(el("li", { class: "hint-text", text: "No games yet." }));
+    if (!entries.length) list.append(el("li", { class: "hint-text", text: KK.t("No games yet.") }));
     for (const [id, g] of entries.slice(0, 30)) {
       const when = g.created ? new Date(g.created).toLocaleString() : "";
-      const what = g.mode === "ai" ? `vs AI (${agentLabel(g.agent)})` : "vs a friend";
+      const what = g.mode === "ai" ? KK.t("vs AI ({level})", { level: agentLabel(g.agent) }) : KK.t("vs a friend");
       list.append(
         el("li", {},
           el("a", { href: `/#game=${encodeURIComponent(id)}`, text: `${what}, ${g.rules || ""}` }),
           el("span", { class: "hint-text", text: when }),
-          g.over ? el("a", { href: `/replay#game=${encodeURIComponent(id)}`, text: "replay" }) : null,
+          g.over ? el("a", { href: `/replay#game=${encodeURIComponent(id)}`, text: KK.t("replay") }) : null,
           el("button", {
             type: "button",
-            text: "Forget",
-            "aria-label": `Forget game ${id}`,
+            text: KK.t("Forget"),
+            "aria-label": KK.t("Forget game {id}", { id }),
             onclick: () => { KK.forgetGame(id); showHome(); },
           })));
     }
@@ -176,7 +176,7 @@
   // An AI strength in words: a level's title ("Expert"), else the older name ("greedy").
   function agentLabel(agent) {
     const a = KK.config.agents.find((x) => x.agent === agent || `level:${x.level}` === agent);
-    return a ? a.title : agent || "?";
+    return a ? KK.td(a.title) : agent || "?";
   }
 
   async function joinInvite(invite) {
@@ -188,8 +188,8 @@
       location.hash = `game=${res.game}`;
     } catch (err) {
       showMessage(err.code === "invite_used"
-        ? "This invite link was already used: both seats of that game are taken."
-        : `Cannot join: ${err.message}`);
+        ? KK.t("This invite link was already used: both seats of that game are taken.")
+        : KK.t("Cannot join: {error}", { error: err.message }));
     }
   }
 
@@ -205,7 +205,7 @@
     for (const d of document.querySelectorAll("dialog[open]")) d.close();
     show("game");
     clearBoard();
-    setStatus("Connecting…");
+    setStatus(KK.t("Connecting…"));
     connect();
   }
 
@@ -241,7 +241,7 @@
       G.ws = null;
       const delay = Math.min(10000, 500 * 2 ** G.retries);
       G.retries += 1;
-      setStatus("Connection lost; reconnecting…");
+      setStatus(KK.t("Connection lost; reconnecting…"));
       G.reconnectTimer = setTimeout(connect, delay);
     });
   }
@@ -261,7 +261,7 @@
       G.ws.send(JSON.stringify(msg));
       return true;
     }
-    KK.toast("Not connected; reconnecting…");
+    KK.toast(KK.t("Not connected; reconnecting…"));
     return false;
   }
 
@@ -314,7 +314,7 @@
 
   function onError(msg) {
     if (msg.code === "unknown_token") {
-      showMessage("This game link is not valid.");
+      showMessage(KK.t("This game link is not valid."));
       return;
     }
     G.pending = false;
@@ -329,13 +329,14 @@
   }
 
   function nameOf(p) {
-    if (p === null || p === undefined) return "Nobody";
-    if (G.role === "player" && p === G.seat) return "You";
+    if (p === null || p === undefined) return KK.t("Nobody");
+    if (G.role === "player" && p === G.seat) return KK.t("You");
     const info = G.welcome && G.welcome.players[p];
+    // The server names an AI seat "AI (Expert)"; the page says it in its language.
+    if (info && info.kind === "ai") return KK.t("AI ({level})", { level: agentLabel(info.agent) });
     if (info && info.name) return info.name;
-    if (info && info.kind === "ai") return `AI (${agentLabel(info.agent)})`;
-    if (G.role === "player") return "Opponent";
-    return `Player ${p}`;
+    if (G.role === "player") return KK.t("Opponent");
+    return KK.t("Player {n}", { n: p });
   }
 
   function names() {
@@ -455,10 +456,10 @@
         board = cloneBoard(board);
         if (STEP_MS) await KK.sleep(STEP_MS);
       } else if (ev.type === "koikoi" && ev.player !== G.seat) {
-        KK.toast(`${nameOf(ev.player)} called koi-koi! こいこい`);
-        setStatus(`${nameOf(ev.player)} called koi-koi.`);
+        KK.toast(KK.t("{who} called koi-koi! こいこい", { who: nameOf(ev.player) }));
+        setStatus(KK.t("{who} called koi-koi.", { who: nameOf(ev.player) }));
       } else if (ev.type === "instant") {
-        KK.toast(`${nameOf(ev.player)} holds an instant hand (${KK.yakuName(ev.yaku).en})`);
+        KK.toast(KK.t("{who} holds an instant hand ({yaku})", { who: nameOf(ev.player), yaku: KK.yakuName(ev.yaku).name }));
       } else if (ev.type === "round_over") {
         await roundDialog(ev);
       }
@@ -546,31 +547,31 @@
     const top = $("top-hand");
     top.replaceChildren();
     for (let i = 0; i < b.handCounts[opp]; i++) top.append(KK.backEl());
-    top.setAttribute("aria-label", `${nameOf(opp)}: ${b.handCounts[opp]} cards in hand`);
+    top.setAttribute("aria-label", KK.tn("{who}: {n} card in hand", "{who}: {n} cards in hand", b.handCounts[opp], { who: nameOf(opp) }));
 
     const bottom = $("bottom-hand");
     bottom.replaceChildren();
     if (spectator) {
       for (let i = 0; i < b.handCounts[me]; i++) bottom.append(KK.backEl());
-      bottom.setAttribute("aria-label", `${nameOf(me)}: ${b.handCounts[me]} cards in hand`);
+      bottom.setAttribute("aria-label", KK.tn("{who}: {n} card in hand", "{who}: {n} cards in hand", b.handCounts[me], { who: nameOf(me) }));
     } else {
-      b.hand.forEach((c, i) => bottom.append(KK.cardEl(c, { button: true, label: `${i + 1}: ${KK.card(c).label}` })));
-      bottom.setAttribute("aria-label", "Your hand");
+      b.hand.forEach((c, i) => bottom.append(KK.cardEl(c, { button: true, label: `${i + 1}: ${KK.cardLabel(KK.card(c))}` })));
+      bottom.setAttribute("aria-label", KK.t("Your hand"));
     }
 
     const field = $("field");
     field.replaceChildren();
     for (const c of b.field) field.append(KK.cardEl(c, { button: true }));
-    field.setAttribute("aria-label", `Field: ${b.field.length} cards`);
+    field.setAttribute("aria-label", KK.tn("Field: {n} card", "Field: {n} cards", b.field.length));
 
     $("stock-card").replaceChildren(b.stock > 0 ? KK.backEl() : el("span", { text: "—" }));
-    $("stock-count").textContent = `Stock: ${b.stock}`;
-    $("drawn").replaceChildren(b.drawn ? KK.cardEl(b.drawn, { extra: "drawn-card", label: `Drawn: ${KK.card(b.drawn).label}` }) : "");
+    $("stock-count").textContent = KK.t("Stock: {count}", { count: b.stock });
+    $("drawn").replaceChildren(b.drawn ? KK.cardEl(b.drawn, { extra: "drawn-card", label: KK.t("Drawn: {card}", { card: KK.cardLabel(KK.card(b.drawn)) }) }) : "");
 
     $("top-pile").replaceChildren(pileEl(b.piles[opp], nameOf(opp)));
-    $("top-pile").setAttribute("aria-label", `${nameOf(opp)}: ${b.piles[opp].length} captured cards`);
+    $("top-pile").setAttribute("aria-label", KK.tn("{who}: {n} captured card", "{who}: {n} captured cards", b.piles[opp].length, { who: nameOf(opp) }));
     $("bottom-pile").replaceChildren(pileEl(b.piles[me], nameOf(me)));
-    $("bottom-pile").setAttribute("aria-label", `${nameOf(me)}: ${b.piles[me].length} captured cards`);
+    $("bottom-pile").setAttribute("aria-label", KK.tn("{who}: {n} captured card", "{who}: {n} captured cards", b.piles[me].length, { who: nameOf(me) }));
 
     for (const node of $("board").querySelectorAll("button.card")) {
       node.setAttribute("aria-disabled", "true");
@@ -592,21 +593,21 @@
       const seatInfo = G.welcome && G.welcome.players[p];
       info.replaceChildren(...KK.kids(
         el("span", { class: "name", id: `${slot}-name`, text: nameOf(p) }),
-        b.dealer === p ? el("span", { class: "badge dealer", title: "dealer", text: "Dealer 親" }) : null,
-        b.current === p && !(G.state && G.state.over) ? el("span", { class: "badge turn", text: "to play" }) : null,
-        b.calls[p] ? el("span", { class: "badge koikoi", text: `koi-koi ×${b.calls[p]}` }) : null,
-        el("span", { text: `yaku: ${b.roundScores[p]}` }),
-        yaku[p] && yaku[p].yaku.length ? el("span", { class: "hint-text", text: yaku[p].yaku.map((y) => KK.yakuName(y.name).en).join(", ") }) : null,
-        el("span", { text: `score: ${b.matchScores[p]}` }),
-        seatInfo && seatInfo.kind === "human" && !connected ? el("span", { class: "badge offline", text: seatInfo.claimed ? "offline" : "not joined yet" }) : null,
+        b.dealer === p ? el("span", { class: "badge dealer", title: KK.t("dealer"), text: KK.t("Dealer 親") }) : null,
+        b.current === p && !(G.state && G.state.over) ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
+        b.calls[p] ? el("span", { class: "badge koikoi", text: KK.t("koi-koi ×{calls}", { calls: b.calls[p] }) }) : null,
+        el("span", { text: KK.t("yaku: {points}", { points: b.roundScores[p] }) }),
+        yaku[p] && yaku[p].yaku.length ? el("span", { class: "hint-text", text: yaku[p].yaku.map((y) => KK.yakuName(y.name).name).join(", ") }) : null,
+        el("span", { text: KK.t("score: {points}", { points: b.matchScores[p] }) }),
+        seatInfo && seatInfo.kind === "human" && !connected ? el("span", { class: "badge offline", text: seatInfo.claimed ? KK.t("offline") : KK.t("not joined yet") }) : null,
       ));
     }
     const rules = G.welcome ? G.welcome.rules : null;
     const month = KK.config.cards[(b.month - 1) * 4];
     $("round-info").replaceChildren(...KK.kids(
-      el("div", { text: `Round ${b.round}${rules ? ` of ${rules.game.rounds}` : ""}` }),
-      el("div", { class: "hint-text", text: `Month ${b.month}: ${month.month_en} · ${month.month_ja}` }),
-      rules ? el("div", { class: "hint-text", text: `Rules: ${rules.name}` }) : null,
+      el("div", { text: rules ? KK.t("Round {round} of {rounds}", { round: b.round, rounds: rules.game.rounds }) : KK.t("Round {round}", { round: b.round }) }),
+      el("div", { class: "hint-text", text: KK.lang === "en" ? `Month ${b.month}: ${month.month_en} · ${month.month_ja}` : KK.t("Month {month}: {name}", { month: b.month, name: KK.td(month.month_en) }) }),
+      rules ? el("div", { class: "hint-text", text: KK.t("Rules: {name}", { name: rules.name }) }) : null,
     ));
     $("scoreline").replaceChildren(
       el("span", {}, `${nameOf(0)}: `, el("strong", { id: "score-0", text: String(b.matchScores[0]) })),
@@ -663,9 +664,9 @@
       return;
     }
     if (!myTurn()) {
-      if (G.role !== "player") setStatus(`${nameOf(v.current)} to play.`);
-      else if (G.pending) setStatus("Sending…");
-      else setStatus(`Waiting for ${nameOf(v.current)}…`);
+      if (G.role !== "player") setStatus(KK.t("{who} to play.", { who: nameOf(v.current) }));
+      else if (G.pending) setStatus(KK.t("Sending…"));
+      else setStatus(KK.t("Waiting for {who}…", { who: nameOf(v.current) }));
       return;
     }
     const { byCard, takes } = legalOptions();
@@ -689,16 +690,17 @@
         const targets = opts.filter((o) => o.target);
         for (const o of targets) markTarget(o.target, o.id);
         const matches = fieldMatches(G.selected).length;
-        bar.append(el("span", { text: targets.length ? `Choose the card your ${info.name_en} captures:` : `${info.name_en}:` }));
+        const name = KK.td(info.name_en);
+        bar.append(el("span", { text: targets.length ? KK.t("Choose the card your {card} captures:", { card: name }) : `${name}:` }));
         for (const o of opts) {
-          const text = o.verb === "discard" ? "Lay it on the field without capturing"
-            : o.target ? `Capture ${KK.cardName(o.target)}` : matches ? "Capture" : "Play it to the field";
+          const text = o.verb === "discard" ? KK.t("Lay it on the field without capturing")
+            : o.target ? KK.t("Capture {card}", { card: KK.cardName(o.target) }) : matches ? KK.t("Capture") : KK.t("Play it to the field");
           bar.append(el("button", { type: "button", text, onclick: () => act(o.id) }));
         }
-        bar.append(el("button", { type: "button", text: "Cancel (Esc)", onclick: () => { G.selected = null; renderInteractive(); } }));
-        setStatus(`Choose what your ${info.name_en} does.`);
+        bar.append(el("button", { type: "button", text: KK.t("Cancel (Esc)"), onclick: () => { G.selected = null; renderInteractive(); } }));
+        setStatus(KK.t("Choose what your {card} does.", { card: name }));
       } else {
-        setStatus("Your turn: play a card from your hand (highlighted cards can be played).");
+        setStatus(KK.t("Your turn: play a card from your hand (highlighted cards can be played)."));
       }
     } else if (v.phase === "take") {
       const drawn = KK.card(v.drawn);
@@ -707,15 +709,15 @@
         act(Math.min(...takes.map((o) => o.id)));
         return;
       }
-      bar.append(el("span", { text: `You drew ${drawn.name_en}: choose the card it captures:` }));
+      bar.append(el("span", { text: KK.t("You drew {card}: choose the card it captures:", { card: KK.td(drawn.name_en) }) }));
       for (const o of takes) {
         markTarget(o.target, o.id);
-        bar.append(el("button", { type: "button", text: `Capture ${KK.cardName(o.target)}`, onclick: () => act(o.id) }));
+        bar.append(el("button", { type: "button", text: KK.t("Capture {card}", { card: KK.cardName(o.target) }), onclick: () => act(o.id) }));
       }
-      setStatus(`You drew ${drawn.name_en}, which matches two field cards: choose one.`);
+      setStatus(KK.t("You drew {card}, which matches two field cards: choose one.", { card: KK.td(drawn.name_en) }));
     } else if (v.phase === "decide") {
-      bar.append(el("button", { type: "button", text: "Koi-koi or stop?", onclick: () => koikoiDialog(s) }));
-      setStatus("You made a yaku: koi-koi or stop?");
+      bar.append(el("button", { type: "button", text: KK.t("Koi-koi or stop?"), onclick: () => koikoiDialog(s) }));
+      setStatus(KK.t("You made a yaku: koi-koi or stop?"));
     }
   }
 
@@ -746,7 +748,7 @@
     node.classList.add("target");
     node.setAttribute("aria-disabled", "false");
     node.tabIndex = 0;
-    node.setAttribute("aria-label", `Capture: ${KK.card(code).label}`);
+    node.setAttribute("aria-label", KK.t("Capture: {card}", { card: KK.cardLabel(KK.card(code)) }));
     node.onclick = () => act(id);
   }
 
@@ -779,20 +781,20 @@
 
   function requestHint() {
     if (!myTurn()) {
-      KK.toast("A hint is given on your turn.");
+      KK.toast(KK.t("A hint is given on your turn."));
       return;
     }
     send({ type: "hint" });
     $("hint-box").hidden = false;
-    $("hint-box").replaceChildren(el("p", { text: "The expert is thinking…" }));
+    $("hint-box").replaceChildren(el("p", { text: KK.t("The expert is thinking…") }));
   }
 
   // "+1.2 points · 62% match win": expected net round points, and the chance of
   // winning the match when the evaluator plays for it (not in a single round).
   function hintValue(o) {
     const points = Math.round(o.points * 10) / 10 + 0;
-    let text = `${points >= 0 ? "+" : ""}${points.toFixed(1)} points`;
-    if (typeof o.equity === "number") text += ` · ${Math.round(o.equity * 100)}% match win`;
+    let text = KK.t("{points} points", { points: `${points >= 0 ? "+" : ""}${points.toFixed(1)}` });
+    if (typeof o.equity === "number") text += ` · ${KK.t("{percent}% match win", { percent: Math.round(o.equity * 100) })}`;
     return text;
   }
 
@@ -806,7 +808,7 @@
       list.append(el("li", {}, `${describeAction(o.action)}: `, el("strong", { text: hintValue(o) })));
     }
     box.replaceChildren(
-      el("strong", { text: "Hint from the expert, best first:", title: `evaluator: ${msg.source}` }),
+      el("strong", { text: KK.t("Hint from the expert, best first:"), title: KK.t("evaluator: {source}", { source: msg.source }) }),
       list,
     );
     const best = msg.options[0];
@@ -829,11 +831,11 @@
 
   function describeAction(text) {
     const a = KK.parseAction(text);
-    if (a.verb === "play") return a.target ? `Play ${KK.cardName(a.card)} onto ${KK.cardName(a.target)}` : `Play ${KK.cardName(a.card)}`;
-    if (a.verb === "discard") return `Lay ${KK.cardName(a.card)} without capturing`;
-    if (a.verb === "take") return `Capture ${KK.cardName(a.card)}`;
-    if (a.verb === "koikoi") return "Koi-koi";
-    if (a.verb === "stop") return "Stop";
+    if (a.verb === "play") return a.target ? KK.t("Play {card} onto {target}", { card: KK.cardName(a.card), target: KK.cardName(a.target) }) : KK.t("Play {card}", { card: KK.cardName(a.card) });
+    if (a.verb === "discard") return KK.t("Lay {card} without capturing", { card: KK.cardName(a.card) });
+    if (a.verb === "take") return KK.t("Capture {card}", { card: KK.cardName(a.card) });
+    if (a.verb === "koikoi") return KK.t("Koi-koi");
+    if (a.verb === "stop") return KK.t("Stop");
     return text;
   }
 
@@ -849,23 +851,23 @@
     const body = $("koikoi-body");
     body.replaceChildren();
     if (d) {
-      body.append(el("p", { text: `Stopping now scores ${KK.points(d.if_stop.points)}:` }));
+      body.append(el("p", { text: KK.t("Stopping now scores {points}:", { points: KK.points(d.if_stop.points) }) }));
       body.append(KK.settlementView(d.if_stop, names()));
     }
     const rules = G.welcome && G.welcome.rules;
     if (rules) {
       const bonus = {
-        opponent_x2: "If you call koi-koi and your opponent then scores, their points are doubled; if you improve, you may stop later with more.",
-        challenge_x2: "Koi-koi then improving doubles your points; if your opponent scores instead, their points are doubled.",
-        ladder: "Each koi-koi call adds to your points when you finally stop (×(n−2) from the fourth call).",
-        none: "No multiplier for koi-koi; if your opponent scores first you lose this round's points.",
+        opponent_x2: KK.t("If you call koi-koi and your opponent then scores, their points are doubled; if you improve, you may stop later with more."),
+        challenge_x2: KK.t("Koi-koi then improving doubles your points; if your opponent scores instead, their points are doubled."),
+        ladder: KK.t("Each koi-koi call adds to your points when you finally stop (×(n−2) from the fourth call)."),
+        none: KK.t("No multiplier for koi-koi; if your opponent scores first you lose this round's points."),
       }[rules.koikoi.bonus];
       if (bonus) body.append(el("p", { class: "hint-text", text: bonus }));
     }
     const calls = msg.view.koikoi_calls;
-    body.append(el("p", { text: `Koi-koi calls this round: you ${calls[G.seat]}, ${nameOf(1 - G.seat)} ${calls[1 - G.seat]}. Cards left in your hand: ${msg.view.hand.length}.` }));
+    body.append(el("p", { text: KK.t("Koi-koi calls this round: you {mine}, {opponent} {theirs}. Cards left in your hand: {cards}.", { mine: calls[G.seat], opponent: nameOf(1 - G.seat), theirs: calls[1 - G.seat], cards: msg.view.hand.length }) }));
     if (!msg.view.hand.length) {
-      body.append(el("p", { class: "koikoi-warning", text: "You have no cards left to play: koi-koi cannot add to your yaku, it can only let your opponent score." }));
+      body.append(el("p", { class: "koikoi-warning", text: KK.t("You have no cards left to play: koi-koi cannot add to your yaku, it can only let your opponent score.") }));
     }
     const ending = d ? matchAfterStop(msg, d.if_stop) : null;
     if (ending) body.append(el("p", { class: "koikoi-match", text: ending }));
@@ -892,36 +894,37 @@
     const mine = after[me];
     const theirs = after[1 - me];
     // "39–35"; with a score below zero (zero-sum stakes) "36 to −1".
-    const pair = (a, b) => (a >= 0 && b >= 0 ? `${a}–${b}` : `${a} to ${b}`.replaceAll("-", "−"));
-    if (winner === null) return `Stopping now ends the match in a draw, ${pair(mine, theirs)}.`;
-    if (winner === me) return `Stopping now wins the match ${pair(mine, theirs)}.`;
-    return `Stopping now loses the match ${pair(theirs, mine)} to ${nameOf(1 - me)}.`;
+    const pair = (a, b) => (a >= 0 && b >= 0 ? `${a}–${b}` : KK.t("{a} to {b}", { a, b }).replaceAll("-", "−"));
+    if (winner === null) return KK.t("Stopping now ends the match in a draw, {score}.", { score: pair(mine, theirs) });
+    if (winner === me) return KK.t("Stopping now wins the match {score}.", { score: pair(mine, theirs) });
+    return KK.t("Stopping now loses the match {score} to {who}.", { score: pair(theirs, mine), who: nameOf(1 - me) });
   }
 
-  const REASONS = {
-    stop: "stopped (shōbu 勝負)",
-    exhausted: "the hands ran out",
-    exhausted_highest: "the hands ran out: the higher yaku scores",
-    exhausted_last_yaku: "the hands ran out: the last yaku scores",
-    dealer_point: "the hands ran out: the dealer's point",
-    oya_ken: "the hands ran out: the dealer's privilege (oya-ken 親権)",
-    instant: "an instant hand",
-  };
+  const REASONS = () => ({
+    stop: KK.t("stopped (shōbu 勝負)"),
+    exhausted: KK.t("the hands ran out"),
+    exhausted_highest: KK.t("the hands ran out: the higher yaku scores"),
+    exhausted_last_yaku: KK.t("the hands ran out: the last yaku scores"),
+    dealer_point: KK.t("the hands ran out: the dealer's point"),
+    oya_ken: KK.t("the hands ran out: the dealer's privilege (oya-ken 親権)"),
+    instant: KK.t("an instant hand"),
+  });
 
   function roundDialog(ev) {
     return new Promise((resolve) => {
       const dialog = $("round-dialog");
       const won = ev.winner !== null && ev.winner !== undefined;
       $("round-title").textContent = won
-        ? `Round ${ev.round}: ${nameOf(ev.winner)} ${nameOf(ev.winner) === "You" ? "win" : "wins"} ${KK.points(ev.points)}`
-        : `Round ${ev.round}: nobody scores`;
+        ? (nameOf(ev.winner) === KK.t("You") ? KK.t("Round {round}: {who} win {points}", { round: ev.round, who: nameOf(ev.winner), points: KK.points(ev.points) })
+          : KK.t("Round {round}: {who} wins {points}", { round: ev.round, who: nameOf(ev.winner), points: KK.points(ev.points) }))
+        : KK.t("Round {round}: nobody scores", { round: ev.round });
       const body = $("round-body");
       body.replaceChildren(
-        el("p", { text: `Why: ${REASONS[ev.reason] || ev.reason}.` }),
+        el("p", { text: KK.t("Why: {reason}.", { reason: REASONS()[ev.reason] || ev.reason }) }),
         KK.settlementView(ev, names()),
       );
       if (ev.deltas) {
-        body.append(el("p", { text: `Score changes: ${nameOf(0)} ${signed(ev.deltas[0])}, ${nameOf(1)} ${signed(ev.deltas[1])}.` }));
+        body.append(el("p", { text: KK.t("Score changes: {first} {first_change}, {second} {second_change}.", { first: nameOf(0), first_change: signed(ev.deltas[0]), second: nameOf(1), second_change: signed(ev.deltas[1]) }) }));
       }
       const done = () => {
         dialog.removeEventListener("close", done);
@@ -940,9 +943,10 @@
 
   function matchOverText(s) {
     const sc = s.view.match_scores;
-    if (s.winner === null || s.winner === undefined) return `Match over: a draw, ${sc[0]}–${sc[1]}.`;
+    if (s.winner === null || s.winner === undefined) return KK.t("Match over: a draw, {scores}.", { scores: `${sc[0]}–${sc[1]}` });
     // The winner's score first: "Match over: AI wins 18–0."
-    return `Match over: ${nameOf(s.winner)} ${nameOf(s.winner) === "You" ? "win" : "wins"} ${sc[s.winner]}–${sc[1 - s.winner]}.`;
+    const params = { who: nameOf(s.winner), score: `${sc[s.winner]}–${sc[1 - s.winner]}` };
+    return params.who === KK.t("You") ? KK.t("Match over: {who} win {score}.", params) : KK.t("Match over: {who} wins {score}.", params);
   }
 
   function overDialog(msg) {
@@ -972,24 +976,24 @@
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 5000);
     } catch (err) {
-      KK.toast(`Cannot download: ${err.message}`);
+      KK.toast(KK.t("Cannot download: {error}", { error: err.message }));
     }
   }
 
   function historyTable() {
     const rounds = G.events.filter((e) => e.type === "round_over");
-    if (!rounds.length) return el("p", { text: "No round finished yet." });
+    if (!rounds.length) return el("p", { text: KK.t("No round finished yet.") });
     const table = el("table", { class: "history-table" });
     table.append(el("tr", {},
-      el("th", { text: "Round" }), el("th", { text: "Result" }), el("th", { text: "Yaku" }),
+      el("th", { text: KK.t("Round") }), el("th", { text: KK.t("Result") }), el("th", { text: KK.t("Yaku") }),
       el("th", { text: nameOf(0) }), el("th", { text: nameOf(1) })));
     const totals = [0, 0];
     const start = G.welcome ? G.welcome.rules.game.start_points : 0;
     for (const ev of rounds) {
       totals[0] += ev.deltas[0];
       totals[1] += ev.deltas[1];
-      const result = ev.winner === null || ev.winner === undefined ? "nobody scores" : `${nameOf(ev.winner)}: ${ev.points}`;
-      const yaku = (ev.yaku || []).map((y) => `${KK.yakuName(y.name).en} ${y.points}`).join(", ");
+      const result = ev.winner === null || ev.winner === undefined ? KK.t("nobody scores") : `${nameOf(ev.winner)}: ${ev.points}`;
+      const yaku = (ev.yaku || []).map((y) => `${KK.yakuName(y.name).name} ${y.points}`).join(", ");
       table.append(el("tr", {},
         el("td", { text: String(ev.round) }), el("td", { text: result }), el("td", { text: yaku || "—" }),
         el("td", { text: String(start + totals[0]) }), el("td", { text: String(start + totals[1]) })));
@@ -1002,7 +1006,7 @@
     body.replaceChildren(historyTable());
     const rounds = G.events.filter((e) => e.type === "round_over");
     for (const ev of rounds) {
-      const details = el("details", {}, el("summary", { text: `Round ${ev.round}: the settlement, card by card` }));
+      const details = el("details", {}, el("summary", { text: KK.t("Round {round}: the settlement, card by card", { round: ev.round }) }));
       details.append(KK.settlementView(ev, names()));
       body.append(details);
     }
@@ -1012,13 +1016,14 @@
   // The yaku of the rules being played: name, Japanese name, what it needs, points.
   function yakuTableView(rules) {
     const table = el("table", { class: "yaku-table", id: "yaku-table" });
-    table.append(el("caption", { text: `Yaku of the rules '${rules.name}'` }));
+    const english = KK.lang === "en";
+    table.append(el("caption", { text: KK.t("Yaku of the rules '{name}'", { name: rules.name }) }));
     table.append(el("tr", {},
-      el("th", { scope: "col", text: "Yaku" }), el("th", { scope: "col", text: "日本語" }),
-      el("th", { scope: "col", text: "Needs" }), el("th", { scope: "col", class: "pts", text: "Points" })));
+      el("th", { scope: "col", text: KK.t("Yaku") }), english ? el("th", { scope: "col", text: "日本語" }) : null,
+      el("th", { scope: "col", text: KK.t("Needs") }), el("th", { scope: "col", class: "pts", text: KK.t("Points") })));
     for (const y of KK.yakuTable(rules)) {
       table.append(el("tr", { "data-yaku": y.key },
-        el("th", { scope: "row", text: y.en }), el("td", { lang: "ja", text: y.ja }),
+        el("th", { scope: "row", text: y.name }), english ? el("td", { lang: "ja", text: y.ja }) : null,
         el("td", { text: y.needs }), el("td", { class: "pts", text: String(y.points) })));
     }
     return table;
@@ -1029,7 +1034,7 @@
     const body = $("rules-body");
     body.replaceChildren();
     if (!rules) return;
-    body.append(el("p", { text: `${rules.name}: ${rules.description}` }));
+    body.append(el("p", { text: `${rules.name}: ${KK.td(rules.description)}` }));
     body.append(yakuTableView(rules));
     for (const section of ["game", "play", "koikoi", "end", "yaku", "points"]) {
       const dl = el("dl", {});
@@ -1078,9 +1083,9 @@
     input.select();
     const text = input.value;
     if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(text).then(() => KK.toast("Copied."), () => KK.toast("Select the text and copy it."));
+      navigator.clipboard.writeText(text).then(() => KK.toast(KK.t("Copied.")), () => KK.toast(KK.t("Select the text and copy it.")));
     } else {
-      KK.toast("Select the text and copy it.");
+      KK.toast(KK.t("Select the text and copy it."));
     }
   }
 

@@ -11,6 +11,8 @@ const KK = (() => {
     const [r] = await Promise.all([fetch("/api/config"), loadMessages()]);
     config = await r.json();
     for (const c of config.cards) byCode.set(c.code, c);
+    applyI18n(document);
+    setupLanguageSwitch();
     return config;
   }
 
@@ -78,6 +80,24 @@ const KK = (() => {
     location.reload();
   }
 
+  /* td(text): a name or description from the server's data (card, month, kind, yaku,
+     multiplier, level, rule set) in the page's language; the same catalog as t(),
+     for text that is not written in a t() call (koikoi.i18n.td in Python). */
+  function td(text) {
+    return messages[text] || text;
+  }
+
+  /* The language switch of the site header: <div class="lang-switch"> with a
+     button[data-lang] per language; the current one is pressed. */
+  function setupLanguageSwitch() {
+    for (const button of document.querySelectorAll(".lang-switch button[data-lang]")) {
+      button.setAttribute("aria-pressed", button.dataset.lang === lang ? "true" : "false");
+      button.addEventListener("click", () => {
+        if (button.dataset.lang !== lang) setLanguage(button.dataset.lang);
+      });
+    }
+  }
+
   function kids(...nodes) {
     return nodes.filter((n) => n !== null && n !== undefined && n !== false);
   }
@@ -104,25 +124,32 @@ const KK = (() => {
     return node;
   }
 
-  /* One card: <button> when it can be acted on, else role=img. The label gives the
-     English and Japanese names (from koikoi.cards via /api/config). */
+  /* A card's accessible name: in English the English and Japanese names (from
+     koikoi.cards via /api/config), in Japanese "松に鶴 · 光 (1L)". */
+  function cardLabel(info) {
+    if (lang === "en") return info.label;
+    const name = td(info.name_en).replace(` (${info.code})`, "");
+    return `${name} · ${td(info.kind_en)} (${info.code})`;
+  }
+
+  /* One card: <button> when it can be acted on, else role=img. */
   function cardEl(code, opts = {}) {
     const info = card(code);
-    const label = info ? info.label : code;
+    const label = info ? cardLabel(info) : code;
     const node = el(opts.button ? "button" : "div", {
       class: "card" + (opts.extra ? " " + opts.extra : ""),
       "data-code": code,
       "aria-label": opts.label || label,
       role: opts.button ? null : "img",
       type: opts.button ? "button" : null,
-      title: info ? `${info.name_en} · ${info.name_ja || info.month_ja} (${code})` : code,
+      title: !info ? code : lang === "en" ? `${info.name_en} · ${info.name_ja || info.month_ja} (${code})` : label,
     });
     node.append(el("img", { src: `/cards/${code}.svg`, alt: "", draggable: "false" }));
     return node;
   }
 
   function backEl(extra) {
-    const node = el("div", { class: "card back" + (extra ? " " + extra : ""), role: "img", "aria-label": "face-down card" });
+    const node = el("div", { class: "card back" + (extra ? " " + extra : ""), role: "img", "aria-label": t("face-down card") });
     node.append(el("img", { src: "/cards/back.svg", alt: "", draggable: "false" }));
     return node;
   }
@@ -130,16 +157,19 @@ const KK = (() => {
   function cardName(code) {
     const info = card(code);
     if (!info) return code;
-    return info.name_en.includes(`(${code})`) ? info.name_en : `${info.name_en} (${code})`;
+    const name = td(info.name_en);
+    return name.includes(`(${code})`) ? name : `${name} (${code})`;
   }
 
   function cardNames(codes) {
     return codes.map(cardName).join(", ");
   }
 
+  /* {en, ja, name}: the English and Japanese names, and the name in the page's
+     language (in Japanese without the reading). */
   function yakuName(key) {
     const names = config && config.yaku[key];
-    return names ? { en: names[0], ja: names[1] } : { en: key, ja: "" };
+    return names ? { en: names[0], ja: names[1], name: td(names[0]) } : { en: key, ja: "", name: key };
   }
 
   /* The yaku of a rule set (the rules object of welcome and state messages), in
@@ -158,20 +188,24 @@ const KK = (() => {
         const [section, option] = names[3].split(".");
         if (rules[section] && rules[section][option]) needs = names[4];
       }
+      needs = td(needs);
       if (needs.includes("{extra}")) {
-        needs = rules.yaku.extra ? needs.replace("{extra}", String(rules.yaku.extra)) : needs.split(" (")[0];
+        needs = rules.yaku.extra ? needs.replace("{extra}", String(rules.yaku.extra)) : needs.split(/ ?[(（]/)[0];
       }
-      rows.push({ key, en: names[0], ja: names[1], needs, points });
+      rows.push({ key, en: names[0], ja: names[1], name: td(names[0]), needs, points });
     }
     return rows;
   }
 
   function multiplierName(key) {
-    return (config && config.multipliers && config.multipliers[key]) || key;
+    return td((config && config.multipliers && config.multipliers[key]) || key);
   }
 
   const KIND_ORDER = ["L", "A", "R", "P"];
   const KIND_LABEL = { L: "Brights 光", A: "Animals タネ", R: "Ribbons 短冊", P: "Plains カス" };
+  function kindLabel(kind) {
+    return { L: t("Brights 光"), A: t("Animals タネ"), R: t("Ribbons 短冊"), P: t("Plains カス") }[kind];
+  }
 
   function groupByKind(codes) {
     const groups = { L: [], A: [], R: [], P: [] };
@@ -266,33 +300,33 @@ const KK = (() => {
   function settlementView(s, names) {
     const box = el("div", { class: "settlement" });
     if (s.winner === null || s.winner === undefined) {
-      box.append(el("p", { text: s.reason === "no_yaku" ? "No yaku." : "Nobody scores this round." }));
+      box.append(el("p", { text: s.reason === "no_yaku" ? t("No yaku.") : t("Nobody scores this round.") }));
       return box;
     }
     if (s.yaku && s.yaku.length) {
-      const list = el("ul", { class: "yaku-list", "aria-label": "Yaku" });
+      const list = el("ul", { class: "yaku-list", "aria-label": t("Yaku") });
       for (const y of s.yaku) {
         const n = yakuName(y.name);
         const cards = el("div", { class: "yaku-cards" });
         for (const c of y.cards) cards.append(cardEl(c));
         list.append(
           el("li", { class: "yaku-row", "data-yaku": y.name },
-            el("div", { class: "yaku-name" }, el("strong", { text: n.en }), el("small", { text: n.ja })),
+            el("div", { class: "yaku-name" }, el("strong", { text: n.name }), lang === "ja" ? null : el("small", { text: n.ja })),
             cards,
             el("div", { class: "pts", text: String(y.points) })));
       }
       box.append(list);
     }
     const table = el("table", { class: "calc" });
-    table.append(el("tr", {}, el("td", { text: s.yaku && s.yaku.length ? "Yaku total (base)" : "Award" }), el("td", { class: "base", text: String(s.base) })));
+    table.append(el("tr", {}, el("td", { text: s.yaku && s.yaku.length ? t("Yaku total (base)") : t("Award") }), el("td", { class: "base", text: String(s.base) })));
     let figure = s.base;
     for (const m of s.multipliers || []) {
       figure = figure * m.factor + m.add;
       const how = [m.factor !== 1 ? `×${m.factor}` : "", m.add ? `+${m.add}` : ""].filter(Boolean).join(" ");
       table.append(el("tr", {}, el("td", { text: `${multiplierName(m.name)} (${how})` }), el("td", { text: String(figure) })));
     }
-    const who = names ? names[s.winner] : `Player ${s.winner}`;
-    table.append(el("tr", { class: "total" }, el("td", { text: `${who} ${who === "You" ? "score" : "scores"}` }), el("td", { class: "points", text: String(s.points) })));
+    const who = names ? names[s.winner] : t("Player {n}", { n: s.winner });
+    table.append(el("tr", { class: "total" }, el("td", { text: who === t("You") ? t("{who} score", { who }) : t("{who} scores", { who }) }), el("td", { class: "points", text: String(s.points) })));
     box.append(table);
     return box;
   }
@@ -302,40 +336,54 @@ const KK = (() => {
     const cards = ev.cards || [];
     switch (ev.type) {
       case "first_dealer":
-        return ev.method === "draw"
-          ? `First dealer by draw (${ev.draws.map((d) => d.join(" vs ")).join("; ")}): ${nameOf(ev.dealer)} deal${nameOf(ev.dealer) === "You" ? "" : "s"}.`
-          : `First dealer by coin flip: ${nameOf(ev.dealer)}.`;
-      case "round_start":
-        return `Round ${ev.round} (month ${ev.month}): ${nameOf(ev.dealer)} deal${nameOf(ev.dealer) === "You" ? "" : "s"}; field ${ev.field.join(" ")}.`;
+        if (ev.method === "draw") {
+          const draws = ev.draws.map((d) => d.join(" vs ")).join("; ");
+          const dealer = nameOf(ev.dealer);
+          return dealer === t("You")
+            ? t("First dealer by draw ({draws}): {dealer} deal.", { draws, dealer })
+            : t("First dealer by draw ({draws}): {dealer} deals.", { draws, dealer });
+        }
+        return t("First dealer by coin flip: {dealer}.", { dealer: nameOf(ev.dealer) });
+      case "round_start": {
+        const params = { round: ev.round, month: ev.month, dealer: nameOf(ev.dealer), field: ev.field.join(" ") };
+        return params.dealer === t("You")
+          ? t("Round {round} (month {month}): {dealer} deal; field {field}.", params)
+          : t("Round {round} (month {month}): {dealer} deals; field {field}.", params);
+      }
       case "hand":
-        return who === "You" ? `Your hand: ${cards.join(" ")}.` : `${who}'s hand: ${cards.join(" ")}.`;
+        return who === t("You") ? t("Your hand: {cards}.", { cards: cards.join(" ") }) : t("{who}'s hand: {cards}.", { who, cards: cards.join(" ") });
       case "redeal":
-        return `Redeal (${ev.why}).`;
+        return t("Redeal ({why}).", { why: ev.why });
       case "instant":
-        return `${who}: instant hand ${yakuName(ev.yaku).en} (${cards.join(" ")}), ${points(ev.points)}.`;
-      case "play":
-        if (ev.discard) return `${who} laid ${cardName(ev.card)} without capturing.`;
-        return cards.length ? `${who} played ${cardName(ev.card)} and captured ${cards.filter((c) => c !== ev.card).join(" ")}.` : `${who} played ${cardName(ev.card)} to the field.`;
-      case "draw":
-        if (ev.choice) return `${who} drew ${cardName(ev.card)}: it matches ${ev.choice.join(" and ")}.`;
-        return cards.length ? `${who} drew ${cardName(ev.card)} and captured ${cards.filter((c) => c !== ev.card).join(" ")}.` : `${who} drew ${cardName(ev.card)} to the field.`;
+        return t("{who}: instant hand {yaku} ({cards}), {points}.", { who, yaku: yakuName(ev.yaku).name, cards: cards.join(" "), points: points(ev.points) });
+      case "play": {
+        const params = { who, card: cardName(ev.card), captured: cards.filter((c) => c !== ev.card).join(" ") };
+        if (ev.discard) return t("{who} laid {card} without capturing.", params);
+        return cards.length ? t("{who} played {card} and captured {captured}.", params) : t("{who} played {card} to the field.", params);
+      }
+      case "draw": {
+        const params = { who, card: cardName(ev.card), captured: cards.filter((c) => c !== ev.card).join(" ") };
+        if (ev.choice) return t("{who} drew {card}: it matches {first} and {second}.", Object.assign(params, { first: ev.choice[0], second: ev.choice[1] }));
+        return cards.length ? t("{who} drew {card} and captured {captured}.", params) : t("{who} drew {card} to the field.", params);
+      }
       case "take":
-        return `${who} captured ${cards.filter((c) => c !== ev.card).join(" ")} with ${ev.card}.`;
+        return t("{who} captured {captured} with {card}.", { who, captured: cards.filter((c) => c !== ev.card).join(" "), card: ev.card });
       case "yaku":
-        return `${who} scored: yaku total ${ev.total}.`;
+        return t("{who} scored: yaku total {total}.", { who, total: ev.total });
       case "koikoi":
-        return `${who} called koi-koi (${ev.calls}).`;
+        return t("{who} called koi-koi ({calls}).", { who, calls: ev.calls });
       case "stop":
-        return ev.automatic ? `${who} stopped (automatically).` : `${who} stopped (shōbu).`;
+        return ev.automatic ? t("{who} stopped (automatically).", { who }) : t("{who} stopped (shōbu).", { who });
       case "exhausted":
-        return "The hands ran out.";
+        return t("The hands ran out.");
       case "round_over":
-        return ev.winner === null || ev.winner === undefined ? `Round ${ev.round} over: nobody scores.` : `Round ${ev.round} over: ${nameOf(ev.winner)} +${ev.points}.`;
+        return ev.winner === null || ev.winner === undefined ? t("Round {round} over: nobody scores.", { round: ev.round }) : t("Round {round} over: {winner} +{points}.", { round: ev.round, winner: nameOf(ev.winner), points: ev.points });
       case "match_over": {
         // The winner first, with the winner's score first: "Match over: AI wins 6–0."
         const w = ev.player;
-        if (w === null || w === undefined) return `Match over: a draw, ${ev.scores.join("–")}.`;
-        return `Match over: ${who} ${who === "You" ? "win" : "wins"} ${ev.scores[w]}–${ev.scores[1 - w]}.`;
+        if (w === null || w === undefined) return t("Match over: a draw, {scores}.", { scores: ev.scores.join("–") });
+        const params = { who, score: `${ev.scores[w]}–${ev.scores[1 - w]}` };
+        return who === t("You") ? t("Match over: {who} win {score}.", params) : t("Match over: {who} wins {score}.", params);
       }
       default:
         return ev.type;
@@ -345,9 +393,9 @@ const KK = (() => {
   return {
     describeEvent,
     loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, yakuTable, multiplierName,
-    groupByKind, KIND_LABEL, post, games, saveGame, forgetGame, hashParams, parseAction,
+    groupByKind, KIND_LABEL, kindLabel, post, games, saveGame, forgetGame, hashParams, parseAction,
     reduceMotion, sleep, toast, settlementView, points,
-    t, tn, applyI18n, setLanguage, LANGS,
+    t, tn, td, applyI18n, setLanguage, LANGS, cardLabel,
     get lang() { return lang; },
     get config() { return config; },
   };

@@ -10,7 +10,7 @@
 
   async function main() {
     const cfg = await KK.loadConfig();
-    for (const p of cfg.presets) $("k-rules").append(el("option", { value: p.name, text: p.name }));
+    for (const p of cfg.presets) $("k-rules").append(el("option", { value: p.name, text: p.name, title: KK.td(p.description) }));
     const months = $("k-months");
     for (let m = 1; m <= 12; m++) {
       const cards = cfg.cards.filter((c) => c.month === m);
@@ -21,8 +21,9 @@
         b.addEventListener("click", () => toggle(c.code, b));
         row.append(b);
       }
-      months.append(el("div", { class: "keeper-month", role: "group", "aria-label": `${cards[0].month_en} ${cards[0].month_ja}` },
-        el("h3", { text: `${m}. ${cards[0].month_en} · ${cards[0].month_ja}` }), row));
+      const month = KK.lang === "en" ? `${cards[0].month_en} ${cards[0].month_ja}` : KK.t("Month {month}: {name}", { month: m, name: KK.td(cards[0].month_en) });
+      months.append(el("div", { class: "keeper-month", role: "group", "aria-label": month },
+        el("h3", { text: KK.lang === "en" ? `${m}. ${cards[0].month_en} · ${cards[0].month_ja}` : month }), row));
     }
     for (const id of ["k-rules", "k-round", "k-koikoi", "k-opp", "k-house"]) {
       $(id).addEventListener("input", schedule);
@@ -52,7 +53,7 @@
     const mine = ++serial;
     const cards = KK.config.cards.filter((c) => selected.has(c.code)).map((c) => c.code);
     $("k-count").textContent = String(cards.length);
-    $("k-selected").textContent = cards.join(" ") || "none";
+    $("k-selected").textContent = cards.join(" ") || KK.t("none");
     const body = {
       cards,
       rules: $("k-rules").value,
@@ -71,8 +72,8 @@
       $("k-base").textContent = String(base);
       $("k-points").textContent = String(s.points);
       $("k-result").replaceChildren(
-        el("p", { class: "hint-text", text: `Rules: ${res.rules}; round ${res.round} (month ${res.month}).` }),
-        KK.settlementView(s, ["You", "Opponent"]));
+        el("p", { class: "hint-text", text: KK.t("Rules: {rules}; round {round} (month {month}).", { rules: res.rules, round: res.round, month: res.month }) }),
+        KK.settlementView(s, [KK.t("You"), KK.t("Opponent")]));
     } catch (err) {
       if (mine !== serial) return;
       $("k-error").textContent = err.message;

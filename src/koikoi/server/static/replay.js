@@ -12,7 +12,7 @@
     const list = $("r-games");
     for (const [id, g] of Object.entries(KK.games())) {
       if (!g.token) continue;
-      list.append(el("li", {}, el("a", { href: `#game=${encodeURIComponent(id)}`, text: `${g.mode === "ai" ? "vs AI" : "vs a friend"}, ${g.rules || ""}` }),
+      list.append(el("li", {}, el("a", { href: `#game=${encodeURIComponent(id)}`, text: `${g.mode === "ai" ? KK.t("vs AI") : KK.t("vs a friend")}, ${g.rules || ""}` }),
         el("span", { class: "hint-text", text: g.created ? new Date(g.created).toLocaleString() : "" })));
     }
     $("r-file").addEventListener("change", loadFile);
@@ -37,7 +37,7 @@
     if (!p.game) return;
     const saved = KK.games()[p.game];
     if (!saved || !saved.token) {
-      $("r-error").textContent = "This browser holds no seat for that game.";
+      $("r-error").textContent = KK.t("This browser holds no seat for that game.");
       return;
     }
     try {
@@ -54,7 +54,7 @@
       const record = JSON.parse(await file.text());
       start(await KK.post("/api/replay", { record }));
     } catch (err) {
-      $("r-error").textContent = `Cannot replay this file: ${err.message}`;
+      $("r-error").textContent = KK.t("Cannot replay this file: {error}", { error: err.message });
     }
   }
 
@@ -72,10 +72,10 @@
     const f = data.frames[pos];
     $("r-slider").value = String(pos);
     const steps = data.frames.length - 1;
-    $("r-pos").textContent = steps ? `Step ${pos} of ${steps}` : "No moves: the match ended at the deal";
+    $("r-pos").textContent = steps ? KK.t("Step {step} of {steps}", { step: pos, steps }) : KK.t("No moves: the match ended at the deal");
     for (const id of ["r-first", "r-prev", "r-next", "r-last", "r-slider"]) $(id).disabled = !steps;
-    const who = (p) => (data.players[p] === `player ${p}` ? `Player ${p}` : `${data.players[p]} (player ${p})`);
-    $("r-action").textContent = f.action ? `${who(f.actor)}: ${f.action}` : `Round ${f.round} dealt`;
+    const who = (p) => (data.players[p] === `player ${p}` ? KK.t("Player {n}", { n: p }) : KK.t("{name} (player {n})", { name: data.players[p], n: p }));
+    $("r-action").textContent = f.action ? `${who(f.actor)}: ${f.action}` : KK.t("Round {round} dealt", { round: f.round });
     for (const p of [0, 1]) {
       $(`r-hand-${p}`).replaceChildren(...f.hands[p].map((c) => KK.cardEl(c)));
       const pile = $(`r-pile-${p}`);
@@ -88,14 +88,14 @@
       }
       $(`r-info-${p}`).replaceChildren(...KK.kids(
         el("span", { class: "name", text: who(p) }),
-        f.dealer === p ? el("span", { class: "badge dealer", text: "Dealer 親" }) : null,
-        f.current === p && !f.over ? el("span", { class: "badge turn", text: "to play" }) : null,
-        f.koikoi_calls[p] ? el("span", { class: "badge koikoi", text: `koi-koi ×${f.koikoi_calls[p]}` }) : null,
-        el("span", { text: `yaku: ${f.round_scores[p]}` }),
-        el("span", { text: `score: ${f.match_scores[p]}` })));
+        f.dealer === p ? el("span", { class: "badge dealer", text: KK.t("Dealer 親") }) : null,
+        f.current === p && !f.over ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
+        f.koikoi_calls[p] ? el("span", { class: "badge koikoi", text: KK.t("koi-koi ×{calls}", { calls: f.koikoi_calls[p] }) }) : null,
+        el("span", { text: KK.t("yaku: {points}", { points: f.round_scores[p] }) }),
+        el("span", { text: KK.t("score: {points}", { points: f.match_scores[p] }) })));
     }
     $("r-field").replaceChildren(...f.field.map((c) => KK.cardEl(c)));
-    $("r-stock").textContent = `Round ${f.round}, month ${f.month} · stock ${f.stock_count}`;
+    $("r-stock").textContent = KK.t("Round {round}, month {month} · stock {stock}", { round: f.round, month: f.month, stock: f.stock_count });
     $("r-drawn").replaceChildren(f.drawn ? KK.cardEl(f.drawn, { extra: "drawn-card" }) : "");
     $("r-events").replaceChildren(...f.events.map((e) => el("li", { text: KK.describeEvent(e, who) })));
   }
