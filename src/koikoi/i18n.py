@@ -3,8 +3,8 @@
 The English text in the source is the message key, as in gettext. Japanese
 translations live in ``koikoi/locales/ja/*.json``: each file (one per part of
 the program) is one object mapping English messages to their Japanese text, and
-a message may appear in several files only with the same translation. The
-web page fetches the same catalog from the server (``/api/messages/ja``), so a
+a message may appear in several files only with the same translation. The web
+page fetches the same catalog from the server (``/api/messages/ja``), so a
 message is translated once for every interface. Placeholders use
 ``str.format`` names (``{points}``); a translation must use exactly the
 placeholders of its English message, which the tests check for every message
@@ -35,11 +35,13 @@ from koikoi.errors import InvalidInputError
 
 __all__ = [
     "LANGUAGES",
+    "N_",
     "catalog",
     "detect_language",
     "language",
     "set_language",
     "t",
+    "td",
     "tn",
     "translate",
 ]
@@ -131,6 +133,36 @@ def translate(message: str, lang: str | None = None, /, **params: object) -> str
 def t(message: str, /, **params: object) -> str:
     """``message`` in the language in use, with its placeholders filled."""
     return translate(message, None, **params)
+
+
+def N_(message: str, /) -> str:
+    """Mark ``message`` for the catalog without translating it (gettext's ``N_``).
+
+    For English made at import time (module constants, Textual ``BINDINGS``),
+    before a language is chosen; the code that shows it translates it with
+    :func:`td`. The test suite finds ``N_("...")`` like ``t("...")``.
+    """
+    return message
+
+
+def td(text: str, /) -> str:
+    """A name or description from the core's data tables, in the language in use.
+
+    For text that is not written in a ``t()`` call: card, month and kind names,
+    yaku names and what they need, multiplier names, level titles and
+    descriptions, rule-set descriptions (the test suite lists those tables and
+    checks each entry has its translation, ``locales/ja/data.json``), and
+    messages marked with :func:`N_`. Text that is not in the catalog (a house
+    rule set's own description) stays as it is.
+
+    >>> set_language("ja")
+    >>> td("Pine - Crane")
+    '松に鶴'
+    >>> set_language("en")
+    >>> td("Pine - Crane")
+    'Pine - Crane'
+    """
+    return catalog(_current).get(text, text) if _current != "en" else text
 
 
 def tn(singular: str, plural: str, n: int, /, **params: object) -> str:
