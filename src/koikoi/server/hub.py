@@ -37,6 +37,7 @@ from koikoi.agents import Agent, make_agent
 from koikoi.errors import KoiKoiError, RulesError
 from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, preload_agent
 from koikoi.rules import Rules, get_rules, load_rules_text
+from koikoi.server.aipool import AIPool, AIUnavailable, Decision, decision_seed, default_workers
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
     AGENT_CHOICES,
@@ -126,6 +127,14 @@ class ServerConfig:
     finished_grace: float = 60.0
     """Seconds a finished game stays in memory after its last activity when no client
     is connected (it is reloaded from storage for late spectators and records)."""
+    ai_workers: int = default_workers()
+    """Worker processes that make the search AIs' decisions (:mod:`.aipool`); default:
+    one per CPU core but one, at least one."""
+    ai_timeout: float = 30.0
+    """Seconds one AI decision may take; then its worker is replaced and the players
+    get an error (reconnecting retries the move)."""
+    ai_in_process: bool = False
+    """Make the AI decisions in threads of the server process instead (tests)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ServerConfig:
@@ -167,6 +176,8 @@ ENV_FIELDS: Final = (
     "finished_grace",
     "idle_seconds",
     "max_rooms",
+    "ai_workers",
+    "ai_timeout",
 )
 """The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
 
@@ -329,8 +340,6 @@ class LiveRoom:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: set[Connection] = field(default_factory=set)
     ai_task: asyncio.Task[None] | None = None
-    preload_task: asyncio.Task[None] | None = None
-    """Loading what the AI needs before its first move (the kernel, the equity table)."""
     last_active: float = field(default_factory=time.monotonic)
     finished_stored: bool = False
     owner: str | None = None
@@ -439,6 +448,14 @@ class Hub:
         self._hint_agents: list[Agent] = []
         """Idle hint evaluators: one per hint in flight (an agent is not thread-safe)."""
         self._preloads: set[asyncio.Task[None]] = set()
+        self.ai_pool = AIPool(
+            self.config.ai_workers,
+            agents=[agent_spec(s) for s in self.available_agents if s not in FAST_AGENTS],
+            rules=[get_rules("nintendo")],
+            timeout=self.config.ai_timeout,
+            in_process=self.config.ai_in_process,
+        )
+        """Where the search AIs' decisions are made (they load their agents at start)."""
 
     # ----------------------------------------------------------- lifecycle
 
@@ -496,6 +513,7 @@ class Hub:
 
     async def start(self) -> None:
         self.writer.start()
+        await self.ai_pool.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
         advisor = self._take_hint_agent()
         self._preload(advisor, None, hints=self._hint_source).add_done_callback(
@@ -507,6 +525,7 @@ class Hub:
             database=self.storage.describe(),
             agents=list(self.available_agents),
             hints=self._hint_source,
+            ai_workers=self.ai_pool.size,
         )
 
     async def close(self) -> None:
@@ -517,6 +536,7 @@ class Hub:
         for live in list(self.rooms.values()):
             if live.ai_task is not None and not live.ai_task.done():
                 live.ai_task.cancel()
+        await self.ai_pool.close()
         for conn in list(self.connections):  # with or without hello
             conn.close()
         with anyio.move_on_after(15):
@@ -696,10 +716,6 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat.token_hash is not None:
                 self._tokens[seat.token_hash] = (room.id, i)
-            strength = seat.agent or "random"
-            if seat.kind == "ai" and not room.is_over and strength not in FAST_AGENTS:
-                # The first AI move must not wait for the kernel or the equity table.
-                live.preload_task = self._preload(room.agent(i), room.rules, game=room.id)
         self._tokens[room.watch_hash] = (room.id, None)
 
     def _release_ai_slot(self, live: LiveRoom) -> None:
@@ -1077,16 +1093,20 @@ class Hub:
                     return  # nobody at the table: wait for a hello
                 seq = room.seq
                 view = room.view(seat, history=True)
-                agent = room.agent(seat)
-                rng = ai_rng(room.seed, seq)
-                if (room.seats[seat].agent or "random") in FAST_AGENTS:
-                    action = agent.act(view, rng)
+                strength = room.seats[seat].agent or "random"
+                if strength in FAST_AGENTS:
+                    action = room.agent(seat).act(view, ai_rng(room.seed, seq))
                 else:
-                    if live.preload_task is not None:  # never two threads on one agent
-                        await asyncio.shield(live.preload_task)
-                    action = await anyio.to_thread.run_sync(
-                        agent.act, view, rng, limiter=self._ai_limiter
+                    # In a worker process, with what the seat may know, in turn with
+                    # the other games: the event loop never waits for a search.
+                    decision = Decision.of(
+                        agent_spec(strength), view, decision_seed(room.seed, seq)
                     )
+                    try:
+                        action = await self.ai_pool.decide(room.id, decision, group=live.owner)
+                    except AIUnavailable as exc:
+                        self._ai_failed(live, str(exc))
+                        return
                 if self.config.ai_delay:
                     await asyncio.sleep(self.config.ai_delay)
                 if action not in view.legal_ids:
@@ -1105,6 +1125,20 @@ class Hub:
             raise
         except Exception:
             log.exception("AI turn failed", extra={"fields": {"game": live.room.id}})
+
+    def _ai_failed(self, live: LiveRoom, reason: str) -> None:
+        """The AI could not move: tell the table (a ``hello`` tries again)."""
+        self.metrics.count("ai_failures")
+        log_event(log, "AI decision failed", logging.ERROR, game=live.room.id, reason=reason)
+        if self._closing:
+            return
+        message = {
+            "type": "error",
+            "code": "server_error",
+            "message": f"the AI could not choose its move ({reason}); reconnect to try again",
+        }
+        for c in list(live.conns):
+            c.send(message)
 
     # --------------------------------------------------------------- hints
 
@@ -1243,4 +1277,5 @@ class Hub:
             **self.connection_counts(),
             "inflight": self._inflight,
             "agents": list(self.available_agents),
+            **self.ai_pool.stats(),
         }
