@@ -246,8 +246,16 @@ def check_no_leak(
 class SubprocessServer:
     """``koikoi serve`` in a child process on 127.0.0.1 (for restart tests)."""
 
-    def __init__(self, database_url: str, port: int | None = None, tmp: Path | None = None) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        port: int | None = None,
+        tmp: Path | None = None,
+        args: tuple[str, ...] = (),
+    ) -> None:
         self.database_url = database_url
+        self.args = args
+        """More ``koikoi serve`` options."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = (tmp or Path("/tmp")) / f"server-{self.port}.log"
@@ -277,6 +285,7 @@ class SubprocessServer:
                 "--database-url",
                 self.database_url,
                 "--allow-seed",
+                *self.args,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -613,9 +613,7 @@ class AIPool:
                 self._finish(game, job, error=AIUnavailable("the server is stopping"))
                 return
             self.counts["restarts"] += 1
-            log_event(
-                log, "AI worker died", logging.WARNING, worker=worker.index, pid=worker.pid
-            )
+            log_event(log, "AI worker died", logging.WARNING, worker=worker.index, pid=worker.pid)
             self._retire(worker)
             self._spawn()
             job.attempts += 1
