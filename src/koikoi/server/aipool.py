@@ -1,9 +1,9 @@
 """The search AIs' decisions, in a bounded pool of worker processes, shared fairly.
 
 The web server's event loop never runs a search: :meth:`AIPool.decide` queues
-the decision and a worker process makes it. Each worker loads its agents at
-start-up (the compiled kernel, the match-equity table), so the first move of a
-game is as fast as the others.
+an AI's decision (:meth:`AIPool.rate`: a hint's ratings) and a worker process
+makes it. Each worker loads its agents at start-up (the compiled kernel, the
+match-equity table), so the first move of a game is as fast as the others.
 
 Fairness: a game has at most one decision in flight, and the waiting games take
 turns (:class:`FairQueue`): round-robin over the *groups* (the client address
@@ -49,8 +49,9 @@ import anyio
 import anyio.to_thread
 
 from koikoi.agents import Agent, make_agent
+from koikoi.agents.base import ActionValue
 from koikoi.errors import KoiKoiError
-from koikoi.opponents import preload_agent
+from koikoi.opponents import hint_values, preload_agent
 from koikoi.rules import Rules
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.views import PlayerView
@@ -60,6 +61,7 @@ __all__ = [
     "AIUnavailable",
     "Decision",
     "FairQueue",
+    "Rating",
     "decision_seed",
     "default_workers",
 ]
@@ -125,18 +127,62 @@ class Decision:
         Raises:
             ValueError: ``view`` is a spectator's or not the seat's turn.
         """
-        if view.player is None or not view.legal_ids:
-            raise ValueError(f"a decision needs the view of the seat to move, not {view!r}")
-        history = tuple(e for e in view.history if e.visible_to(view.player))
-        return cls(agent, dataclasses.replace(view, history=history), seed)
+        return cls(agent, _own(view), seed)
+
+    def run(self, agents: dict[str, Agent]) -> int:
+        """Make the decision (in a worker) with the agents loaded there."""
+        return choose(agents, self)
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """Everything a worker gets for one hint: the agent's value of each legal action
+    of the seat's view. Build it with :meth:`of`."""
+
+    agent: str
+    """The agent spec of hints (an evaluator such as ``"expert:time=0.3"``)."""
+    view: PlayerView
+    """The seat's view; its ``history`` holds only the events that seat may see."""
+    seed: int
+    """The seed of the rating's random generator."""
+
+    @classmethod
+    def of(cls, agent: str, view: PlayerView, seed: int) -> Rating:
+        """The rating of ``view``'s legal actions by ``agent``.
+
+        Raises:
+            ValueError: ``view`` is a spectator's or not the seat's turn.
+        """
+        return cls(agent, _own(view), seed)
+
+    def run(self, agents: dict[str, Agent]) -> dict[int, ActionValue]:
+        """Rate the actions (in a worker) with the agents loaded there.
+
+        Raises:
+            InvalidInputError: the agent cannot value moves.
+        """
+        return hint_values(_agent(agents, self.agent), self.view, random.Random(self.seed))
+
+
+def _own(view: PlayerView) -> PlayerView:
+    """``view`` with only the events its seat may see; it must be the seat to move."""
+    if view.player is None or not view.legal_ids:
+        raise ValueError(f"a worker needs the view of the seat to move, not {view!r}")
+    history = tuple(e for e in view.history if e.visible_to(view.player))
+    return dataclasses.replace(view, history=history)
+
+
+def _agent(agents: dict[str, Agent], spec: str) -> Agent:
+    agent = agents.get(spec)
+    if agent is None:
+        agent = agents[spec] = make_agent(spec)
+    return agent
 
 
 def choose(agents: dict[str, Agent], decision: Decision) -> int:
     """The action of ``decision``'s agent (built and cached in ``agents`` on first
     use); a choice that is not legal is replaced by the first legal action."""
-    agent = agents.get(decision.agent)
-    if agent is None:
-        agent = agents[decision.agent] = make_agent(decision.agent)
+    agent = _agent(agents, decision.agent)
     action = int(agent.act(decision.view, random.Random(decision.seed)))
     if action not in decision.view.legal_ids:
         log_event(log, "agent chose an illegal action", logging.ERROR, agent=decision.agent)
@@ -262,13 +308,13 @@ def _worker_main(
     conn.send(("ready", os.getpid()))
     while True:
         try:
-            decision = conn.recv()
+            request = conn.recv()
         except (EOFError, OSError):
             return
-        if decision is None:
+        if request is None:
             return
         try:
-            reply: tuple[str, Any] = ("ok", choose(agents, decision))
+            reply: tuple[str, Any] = ("ok", request.run(agents))
         except Exception as exc:
             reply = ("error", f"{type(exc).__name__}: {exc}")
         conn.send(reply)
@@ -287,7 +333,7 @@ class _Worker:
     async def start(self) -> None:
         raise NotImplementedError
 
-    async def call(self, decision: Decision, timeout: float) -> int:
+    async def call(self, request: _Request, timeout: float) -> Any:
         raise NotImplementedError
 
     def stop(self, wait: float) -> None:
@@ -332,10 +378,10 @@ class _ProcessWorker(_Worker):
             raise _Failed(value)
         self.ready = True
 
-    async def call(self, decision: Decision, timeout: float) -> int:
+    async def call(self, request: _Request, timeout: float) -> Any:
         def roundtrip() -> tuple[str, Any]:
             try:
-                self.conn.send(decision)
+                self.conn.send(request)
                 if not self.conn.poll(timeout):
                     raise _TimedOut
                 message: tuple[str, Any] = self.conn.recv()
@@ -346,7 +392,7 @@ class _ProcessWorker(_Worker):
         kind, value = await anyio.to_thread.run_sync(roundtrip, limiter=self._limiter)
         if kind != "ok":
             raise _Failed(value)
-        return int(value)
+        return value
 
     def stop(self, wait: float) -> None:
         """Ask the process to stop, then terminate it, then kill it (blocking)."""
@@ -378,11 +424,11 @@ class _ThreadWorker(_Worker):
         self._agents = await anyio.to_thread.run_sync(load_agents, self._specs, self._rules)
         self.ready = True
 
-    async def call(self, decision: Decision, timeout: float) -> int:
+    async def call(self, request: _Request, timeout: float) -> Any:
         try:
             with anyio.fail_after(timeout):
                 return await anyio.to_thread.run_sync(
-                    choose, self._agents, decision, abandon_on_cancel=True
+                    request.run, self._agents, abandon_on_cancel=True
                 )
         except TimeoutError:
             raise _TimedOut from None
@@ -393,11 +439,15 @@ class _ThreadWorker(_Worker):
         self.dead = True
 
 
+_Request = Decision | Rating
+
+
 @dataclass(eq=False, slots=True)
 class _Job:
-    decision: Decision
+    request: _Request
     group: str | None
-    future: asyncio.Future[int]
+    timeout: float
+    future: asyncio.Future[Any]
     attempts: int = 0
 
 
@@ -577,13 +627,37 @@ class AIPool:
                 stopping or cannot start.
             ValueError: ``game`` already has a decision in flight.
         """
+        action: int = await self._submit(game, decision, group, self.timeout)
+        return action
+
+    async def rate(
+        self,
+        key: str,
+        rating: Rating,
+        *,
+        group: str | None = None,
+        timeout: float | None = None,
+    ) -> dict[int, ActionValue]:
+        """The values of ``rating``'s actions (a hint), made by a worker in turn with
+        the decisions; ``key`` (one per seat) has one rating in flight at most.
+
+        Raises:
+            AIUnavailable: as :meth:`decide`, or the agent cannot value moves.
+            ValueError: ``key`` already has a rating in flight.
+        """
+        values: dict[int, ActionValue] = await self._submit(
+            key, rating, group, self.timeout if timeout is None else timeout
+        )
+        return values
+
+    async def _submit(self, game: str, request: _Request, group: str | None, timeout: float) -> Any:
         if self._closed:
             raise AIUnavailable("the server is stopping")
         if self._broken is not None:
             raise AIUnavailable(self._broken)
         if game in self._jobs:
             raise ValueError(f"game {game!r} already has an AI decision in flight")
-        job = _Job(decision, group, asyncio.get_running_loop().create_future())
+        job = _Job(request, group, timeout, asyncio.get_running_loop().create_future())
         self._jobs[game] = job
         self._queue.push(game, job, group=group)
         self._dispatch()
@@ -607,7 +681,7 @@ class AIPool:
 
     async def _run(self, worker: _Worker, game: str, job: _Job) -> None:
         try:
-            action = await worker.call(job.decision, self.timeout)
+            result = await worker.call(job.request, job.timeout)
         except _Crashed:
             if self._closed or worker.dead:
                 self._finish(game, job, error=AIUnavailable("the server is stopping"))
@@ -630,14 +704,14 @@ class AIPool:
                 "AI decision timed out",
                 logging.WARNING,
                 worker=worker.index,
-                agent=job.decision.agent,
-                timeout=self.timeout,
+                agent=job.request.agent,
+                timeout=job.timeout,
             )
             self._retire(worker)
             if not self._closed:
                 self._spawn()
             self._finish(
-                game, job, error=AIUnavailable(f"the AI took longer than {self.timeout:g} s")
+                game, job, error=AIUnavailable(f"the AI took longer than {job.timeout:g} s")
             )
         except _Failed as exc:
             worker.busy = False
@@ -645,12 +719,12 @@ class AIPool:
         else:
             worker.busy = False
             self.counts["decisions"] += 1
-            self._finish(game, job, action=action)
+            self._finish(game, job, result=result)
         finally:
             self._dispatch()
 
     def _finish(
-        self, game: str, job: _Job, *, action: int = -1, error: Exception | None = None
+        self, game: str, job: _Job, *, result: Any = None, error: Exception | None = None
     ) -> None:
         if self._jobs.get(game) is job:
             del self._jobs[game]
@@ -661,7 +735,7 @@ class AIPool:
             job.future.set_exception(error)
             job.future.exception()  # retrieved, even when its caller was cancelled
         else:
-            job.future.set_result(action)
+            job.future.set_result(result)
 
     def _fail(self, job: _Job, error: Exception) -> None:
         for game, j in list(self._jobs.items()):

@@ -14,7 +14,9 @@ texts that the WebSocket endpoint (``app.py``) drains. The hub admits them
 said ``hello`` yet, and in all) and counts them for ``/healthz`` and
 ``/metrics``. A storage call that fails answers ``server_error``; a finished
 game leaves memory shortly after its last client (it is reloaded from storage
-on demand).
+on demand). The search AIs' moves and the hints are made by the worker processes
+of :class:`~.aipool.AIPool`, in turn across games and client addresses; only the
+cheap AIs (:data:`~.rooms.FAST_AGENTS`) play on the event loop.
 """
 
 from __future__ import annotations
@@ -28,16 +30,23 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, TypeVar
 
 import anyio
 import anyio.to_thread
 
-from koikoi.agents import Agent, make_agent
+from koikoi.agents import make_agent
 from koikoi.errors import KoiKoiError, RulesError
-from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, preload_agent
+from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC
 from koikoi.rules import Rules, get_rules, load_rules_text
-from koikoi.server.aipool import AIPool, AIUnavailable, Decision, decision_seed, default_workers
+from koikoi.server.aipool import (
+    AIPool,
+    AIUnavailable,
+    Decision,
+    Rating,
+    decision_seed,
+    default_workers,
+)
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
     AGENT_CHOICES,
@@ -55,7 +64,6 @@ from koikoi.server.protocol import (
 from koikoi.server.records import build_record, record_of, replay_frames
 from koikoi.server.rooms import (
     FAST_AGENTS,
-    HintEvaluator,
     Room,
     SeatInfo,
     agent_name,
@@ -445,17 +453,18 @@ class Hub:
         self.available_agents = self._probe_agents()
         make_agent(self.config.hint_agent)  # a bad spec fails here, naming what is allowed
         self._hint_source = self.config.hint_agent
-        self._hint_agents: list[Agent] = []
-        """Idle hint evaluators: one per hint in flight (an agent is not thread-safe)."""
-        self._preloads: set[asyncio.Task[None]] = set()
         self.ai_pool = AIPool(
             self.config.ai_workers,
-            agents=[agent_spec(s) for s in self.available_agents if s not in FAST_AGENTS],
+            agents=[
+                *(agent_spec(s) for s in self.available_agents if s not in FAST_AGENTS),
+                self.config.hint_agent,
+            ],
             rules=[get_rules("nintendo")],
             timeout=self.config.ai_timeout,
             in_process=self.config.ai_in_process,
         )
-        """Where the search AIs' decisions are made (they load their agents at start)."""
+        """Where the search AIs' decisions and the hints are made (by worker processes
+        that load their agents at start-up)."""
 
     # ----------------------------------------------------------- lifecycle
 
@@ -488,37 +497,10 @@ class Hub:
         """The levels a client offers (the older names are accepted, not offered)."""
         return tuple(a for a in LEVEL_AGENTS if a in self.available_agents)
 
-    def _preload(self, agent: Agent, rules: Rules | None, **fields: Any) -> asyncio.Task[None]:
-        """Load what ``agent`` needs before its first decision, in a worker thread."""
-
-        async def load() -> None:
-            started = time.perf_counter()
-            try:
-                await anyio.to_thread.run_sync(
-                    preload_agent, agent, rules, limiter=self._ai_limiter
-                )
-            except Exception:
-                log.exception("AI preload failed", extra={"fields": fields})
-                return
-            ms = round((time.perf_counter() - started) * 1000, 1)
-            log_event(log, "AI preloaded", logging.DEBUG, agent=agent.name, ms=ms, **fields)
-
-        task = asyncio.create_task(load(), name=f"preload-{agent.name}")
-        self._preloads.add(task)
-        task.add_done_callback(self._preloads.discard)
-        return task
-
-    def _take_hint_agent(self) -> Agent:
-        return self._hint_agents.pop() if self._hint_agents else make_agent(self._hint_source)
-
     async def start(self) -> None:
         self.writer.start()
         await self.ai_pool.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
-        advisor = self._take_hint_agent()
-        self._preload(advisor, None, hints=self._hint_source).add_done_callback(
-            lambda _: self._hint_agents.append(advisor)
-        )
         log_event(
             log,
             "server started",
@@ -541,8 +523,6 @@ class Hub:
             conn.close()
         with anyio.move_on_after(15):
             await self._idle.wait()
-            if self._preloads:
-                await asyncio.gather(*self._preloads, return_exceptions=True)
         await self.writer.stop()
         await anyio.to_thread.run_sync(self.storage.dispose)
         log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
@@ -1158,32 +1138,26 @@ class Hub:
         conn.hint_task = asyncio.create_task(self._hint(conn, room, seat, msg.ref))
 
     async def _hint(self, conn: Connection, room: Room, seat: int, ref: str | int | None) -> None:
-        evaluator = self._take_hint_agent()  # its own, while its search runs in a thread
         try:
-            # The view is taken here, on the event loop; only the rating runs in a thread.
+            # The view is taken here, on the event loop; the rating is made by an AI
+            # worker, in turn with the AI decisions.
             seq = room.seq
             view = room.hint_view(seat)
-            with anyio.fail_after(self.config.hint_timeout):
-                values = await anyio.to_thread.run_sync(
-                    room.hint_scores,
-                    view,
-                    cast(HintEvaluator, evaluator),
-                    seq,
-                    limiter=self._ai_limiter,
-                )
+            rating = Rating.of(self._hint_source, view, decision_seed(room.seed ^ 0x5EED, seq))
+            values = await self.ai_pool.rate(
+                f"{room.id}/hint/{seat}",
+                rating,
+                group=conn.peer,
+                timeout=self.config.hint_timeout,
+            )
             message = room.hint_message(seq, view, values, self._hint_source)
         except ProtocolError as exc:
             exc.ref = ref
             conn.send(exc.to_message())
             return
-        except TimeoutError:
-            conn.send({"type": "error", "code": "hint_unavailable", "message": "hint timed out"})
-            return
-        except KoiKoiError as exc:
+        except ValueError as exc:  # AIUnavailable, or a rating of this seat still running
             conn.send({"type": "error", "code": "hint_unavailable", "message": str(exc)})
             return
-        finally:
-            self._hint_agents.append(evaluator)
         if ref is not None:
             message["ref"] = ref
         self.metrics.count("hints")
