@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import SubprocessServer
+from server_helpers import FAST, WS, SubprocessServer
 
 from koikoi.agents import make_agent
 from koikoi.engine import Match
@@ -30,6 +30,7 @@ from koikoi.server.aipool import (
     AIUnavailable,
     Decision,
     FairQueue,
+    Rating,
     choose,
     decision_seed,
 )
@@ -45,12 +46,33 @@ def decision(spec: str = SEARCH, seed: int = 3, seq: int = 0) -> Decision:
     return Decision.of(spec, view_of(match, match.current), decision_seed(seed, seq))
 
 
+def children(pid: int) -> set[int]:
+    """The process ids whose parent is ``pid`` (Linux' /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                out.add(int(stat.parent.name))
+    return out
+
+
 def gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie nobody reaps has ended too)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
         return True
-    return False
+    return text.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def describe(pids: set[int]) -> list[str]:
+    out = []
+    for pid in sorted(pids):
+        with contextlib.suppress(OSError):
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            out.append(f"{pid}: {cmd[:200]} ({'ended' if gone(pid) else 'running'})")
+    return out
 
 
 # --------------------------------------------------------------- the fair queue
@@ -107,14 +129,16 @@ def test_a_decision_carries_only_what_the_seat_may_know() -> None:
     assert any(not e.visible_to(seat) for e in match.events)  # the other hand's deal
     full = dataclasses.replace(view_of(match, seat), history=tuple(match.events))
     d = Decision.of("expert", full, decision_seed(11, 0))
-    assert d.view.history and all(e.visible_to(seat) for e in d.view.history)
-    assert d.view == view_of(match, seat)
+    # The seat's view without the event history: no agent reads it, and it would be
+    # most of what travels.
+    assert d.view == view_of(match, seat, with_history=False) and d.view.history == ()
+    for request in (d, Rating.of("expert:time=0.3", full, 1)):
+        assert pickle.loads(pickle.dumps(request)).view == d.view
     # The seed is a hash: neither the match seed nor a string holding it.
-    text = pickle.dumps(d)
-    assert d.seed not in (11, 0) and b"koikoi-ai" not in text
+    assert d.seed not in (11, 0) and b"koikoi-ai" not in pickle.dumps(d)
     assert decision_seed(11, 0) == d.seed != decision_seed(11, 1) != decision_seed(12, 0)
     other = view_of(match, 1 - seat)
-    with pytest.raises(ValueError, match="the view of the seat to move"):
+    with pytest.raises(ValueError, match="the view of the seat to move, not player"):
         Decision.of("expert", other, 1)
 
 
@@ -256,12 +280,47 @@ def test_a_game_has_one_decision_in_flight_and_games_take_turns() -> None:
     asyncio.run(main())
 
 
+# ------------------------------------------------------------- in the server
+
+
+def test_an_ai_move_that_fails_tells_the_table_and_a_hello_retries(make_client: Any) -> None:
+    """The search takes longer than the server allows: the player gets a clear error,
+    the game waits (nothing is played), and reconnecting asks the AI again."""
+    client = make_client(dataclasses.replace(FAST, ai_timeout=0.05))
+    r = client.post("/api/games", json={"mode": "ai", "agent": "mcts", "seed": 5})
+    assert r.status_code == 200, r.text
+    game = r.json()
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    room = hub.rooms[game["game"]].room
+
+    def table() -> tuple[WS, Any]:
+        ctx = client.websocket_connect("/ws")
+        ws = WS(ctx.__enter__(), "human")
+        _, state = ws.hello(game["token"])
+        view = state["view"]
+        if view["current"] == game["seat"] and view["legal"]:  # our move first
+            ws.send({"type": "act", "action": view["legal"][0]["id"], "seq": state["seq"]})
+        return ws, ctx
+
+    ws, ctx = table()
+    error = ws.recv_type("error", timeout=30)
+    assert error["code"] == "server_error"
+    assert "the AI could not choose its move (the AI took longer than 0.05 s)" in error["message"]
+    assert room.ai_to_move() is not None and hub.metrics.counters["ai_failures"] == 1
+    seq = room.seq
+    ctx.__exit__(None, None, None)
+    ws, ctx = table()  # a hello asks the AI again
+    ws.recv_type("error", timeout=30)
+    assert hub.metrics.counters["ai_failures"] == 2 and room.seq == seq
+    ctx.__exit__(None, None, None)
+
+
 # --------------------------------------------------------- acceptance: a burst
 
 BURST_AGENT = "level:7"  # the expert with 0.2 s of search per move
 BURST_GAMES = 3
-CALM = 4.0
-DURATION = 10.0
+CALM = 3.0
+DURATION = 8.0
 
 
 class Seat:
@@ -436,9 +495,17 @@ def test_a_burst_of_search_ai_games_neither_slows_acks_nor_starves_a_game(
         run = asyncio.run(_burst(server))
         metrics = httpx.get(server.base + "/metrics", timeout=5).text
         assert "koikoi_ai_workers_busy " in metrics and "koikoi_ai_queue " in metrics
+        assert server.proc is not None
+        workers = children(server.proc.pid)
+        assert workers  # the AI worker process
+        # uvicorn shuts down gracefully, then re-raises the signal: status 0 or -SIGTERM.
+        assert server.terminate() in (0, -15)
+        for _ in range(50):  # the pool stopped them (the resource tracker follows)
+            if all(gone(pid) for pid in workers):
+                break
+            time.sleep(0.1)
+        assert all(gone(pid) for pid in workers), describe(workers)
     finally:
-        with contextlib.suppress(Exception):
-            server.terminate()
         server.stop()
     calm = [x for s in run.calm for x in s.latencies]
     during = [x for s in [*run.burst, run.lone, *run.people] for x in s.latencies]

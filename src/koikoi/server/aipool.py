@@ -11,9 +11,10 @@ that created the game), then over that group's games. An address playing eight
 games against the expert gets the workers as often as an address playing one.
 
 A worker gets only what the AI seat may know (:class:`Decision`: its
-:class:`~koikoi.views.PlayerView`, with only the events that seat may see) and
-the seed of the decision's random generator, derived one-way from the match
-seed (:func:`decision_seed`): the same seeded game makes the same decisions.
+:class:`~koikoi.views.PlayerView`, without the event history, which no agent
+reads and which would be most of what travels) and the seed of the decision's
+random generator, derived one-way from the match seed (:func:`decision_seed`):
+the same seeded game makes the same decisions.
 
 Robustness: a worker that dies is replaced and the decision retried once on
 another; a decision that takes longer than the timeout kills its worker (it is
@@ -115,14 +116,13 @@ class Decision:
     agent: str
     """The agent spec (``"expert"``, ``"mcts:time=1"``)."""
     view: PlayerView
-    """The AI seat's view; its ``history`` holds only the events that seat may see."""
+    """The AI seat's view, without its event history."""
     seed: int
     """The seed of the decision's random generator (:func:`decision_seed`)."""
 
     @classmethod
     def of(cls, agent: str, view: PlayerView, seed: int) -> Decision:
-        """The decision of ``agent`` for ``view``, without the events its seat may not
-        see (the deal, the opponent's private events).
+        """The decision of ``agent`` for ``view`` (sent without its event history).
 
         Raises:
             ValueError: ``view`` is a spectator's or not the seat's turn.
@@ -142,7 +142,7 @@ class Rating:
     agent: str
     """The agent spec of hints (an evaluator such as ``"expert:time=0.3"``)."""
     view: PlayerView
-    """The seat's view; its ``history`` holds only the events that seat may see."""
+    """The seat's view, without its event history."""
     seed: int
     """The seed of the rating's random generator."""
 
@@ -165,11 +165,14 @@ class Rating:
 
 
 def _own(view: PlayerView) -> PlayerView:
-    """``view`` with only the events its seat may see; it must be the seat to move."""
+    """``view`` without its event history (no agent reads it; it would be most of what
+    travels to a worker); it must be the view of the seat to move."""
     if view.player is None or not view.legal_ids:
-        raise ValueError(f"a worker needs the view of the seat to move, not {view!r}")
-    history = tuple(e for e in view.history if e.visible_to(view.player))
-    return dataclasses.replace(view, history=history)
+        raise ValueError(
+            f"a worker needs the view of the seat to move, not player {view.player}'s "
+            f"with {len(view.legal_ids)} legal actions"
+        )
+    return dataclasses.replace(view, history=()) if view.history else view
 
 
 def _agent(agents: dict[str, Agent], spec: str) -> Agent:

@@ -1072,7 +1072,7 @@ class Hub:
                 if not any(c.seat is not None for c in live.conns):
                     return  # nobody at the table: wait for a hello
                 seq = room.seq
-                view = room.view(seat, history=True)
+                view = room.view(seat)  # no agent reads the event history
                 strength = room.seats[seat].agent or "random"
                 if strength in FAST_AGENTS:
                     action = room.agent(seat).act(view, ai_rng(room.seed, seq))
