@@ -250,6 +250,21 @@ def test_a_decision_over_the_timeout_fails_and_its_worker_is_replaced() -> None:
     asyncio.run(main())
 
 
+def test_workers_that_cannot_start_make_every_decision_fail_clearly() -> None:
+    async def main() -> None:
+        pool = AIPool(1, agents=["no-such-agent"], in_process=True)
+        await pool.start()
+        try:
+            with pytest.raises(AIUnavailable, match="cannot start.*unknown agent 'no-such-agent'"):
+                await pool.wait_ready(60)
+            with pytest.raises(AIUnavailable, match="cannot start"):
+                await pool.decide("g", decision("random"))
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
+
+
 def test_a_game_has_one_decision_in_flight_and_games_take_turns() -> None:
     """In-process (threads), the same scheduling: one address's four games and another
     address's one, on one worker."""

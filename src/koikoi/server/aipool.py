@@ -320,11 +320,17 @@ def _worker_main(
             reply: tuple[str, Any] = ("ok", request.run(agents))
         except Exception as exc:
             reply = ("error", f"{type(exc).__name__}: {exc}")
-        conn.send(reply)
+        try:
+            conn.send(reply)
+        except OSError:  # the server is gone: so are we
+            return
 
 
 class _Worker:
     """One worker: a process (or, in-process, a thread with agents of its own)."""
+
+    def ask_to_stop(self) -> None:
+        self.dead = True
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -397,11 +403,15 @@ class _ProcessWorker(_Worker):
             raise _Failed(value)
         return value
 
-    def stop(self, wait: float) -> None:
-        """Ask the process to stop, then terminate it, then kill it (blocking)."""
+    def ask_to_stop(self) -> None:
+        """Tell the process to stop after its current decision (not blocking)."""
         self.dead = True
         with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
+
+    def stop(self, wait: float) -> None:
+        """Ask the process to stop, then terminate it, then kill it (blocking)."""
+        self.ask_to_stop()
         self.process.join(wait)
         if self.process.is_alive():
             self.process.terminate()
@@ -526,6 +536,8 @@ class AIPool:
         """
         with anyio.fail_after(timeout):
             while not all(w.ready for w in self._workers) or not self._workers:
+                if self._closed:
+                    raise AIUnavailable("the AI workers are stopped")
                 if self._broken is not None:
                     raise AIUnavailable(self._broken)
                 self._ready.clear()
@@ -551,11 +563,14 @@ class AIPool:
         self._ready.set()
 
     @staticmethod
-    def _stop_all(workers: list[_Worker]) -> None:
+    def _stop_all(workers: list[_Worker], wait: float = 2.0) -> None:
+        """Ask every worker to stop (a reply that comes now is not retried), give them
+        ``wait`` seconds in all, then terminate those still running."""
         for w in workers:
-            w.dead = True  # replies that come now are not retried
+            w.ask_to_stop()
+        deadline = time.monotonic() + wait
         for w in workers:
-            w.stop(2.0)
+            w.stop(max(0.0, deadline - time.monotonic()))
 
     def _spawn(self) -> _Worker:
         self._counter += 1
