@@ -255,7 +255,7 @@ def test_workers_that_cannot_start_make_every_decision_fail_clearly() -> None:
         pool = AIPool(1, agents=["no-such-agent"], in_process=True)
         await pool.start()
         try:
-            with pytest.raises(AIUnavailable, match="cannot start.*unknown agent 'no-such-agent'"):
+            with pytest.raises(AIUnavailable, match=r"cannot start.*unknown agent 'no-such-agent'"):
                 await pool.wait_ready(60)
             with pytest.raises(AIUnavailable, match="cannot start"):
                 await pool.decide("g", decision("random"))
