@@ -302,7 +302,7 @@ def test_an_ai_move_that_fails_tells_the_table_and_a_hello_retries(make_client: 
     """The search takes longer than the server allows: the player gets a clear error,
     the game waits (nothing is played), and reconnecting asks the AI again."""
     client = make_client(dataclasses.replace(FAST, ai_timeout=0.05))
-    r = client.post("/api/games", json={"mode": "ai", "agent": "mcts", "seed": 5})
+    r = client.post("/api/games", json={"mode": "ai", "agent": "level:7", "seed": 5})
     assert r.status_code == 200, r.text
     game = r.json()
     hub = client.app.state.hub  # type: ignore[attr-defined]
