@@ -21,6 +21,10 @@ another; a decision that takes longer than the timeout kills its worker (it is
 replaced) and fails with :class:`AIUnavailable`, as do decisions while the pool
 stops. :meth:`AIPool.close` stops the workers.
 
+Workers are started with :mod:`multiprocessing`'s *spawn* method (a fresh
+interpreter, no copy of the server's threads): a program that builds the app in
+its main module needs the usual ``if __name__ == "__main__":`` guard.
+
 >>> queue = FairQueue[str]()
 >>> for game, group in [("a1", "A"), ("a2", "A"), ("a3", "A"), ("b1", "B")]:
 ...     queue.push(game, game, group=group)
@@ -593,7 +597,12 @@ class AIPool:
             if self._closed or worker.dead:
                 return
             self._start_failures += 1
-            detail = str(exc) or type(exc).__name__
+            if isinstance(exc, _Crashed):
+                detail = "a worker process exited while starting (its error is logged above)"
+            elif isinstance(exc, _TimedOut):
+                detail = f"a worker took over {START_TIMEOUT:g} s to start"
+            else:
+                detail = str(exc) or type(exc).__name__
             log_event(
                 log, "AI worker did not start", logging.ERROR, worker=worker.index, error=detail
             )
