@@ -593,7 +593,7 @@ class AIPool:
         started = time.perf_counter()
         try:
             await worker.start()
-        except (_Crashed, _Failed, _TimedOut, Exception) as exc:
+        except Exception as exc:  # _Crashed, _Failed, _TimedOut or a loading error
             if self._closed or worker.dead:
                 return
             self._start_failures += 1
