@@ -27,7 +27,9 @@ from koikoi.server.hub import ServerConfig
 ROOT = Path(__file__).resolve().parents[2]
 
 # Limits high enough for scripted clients; the rate-limit tests set their own. Hints
-# from a small search (the expert's own are tested with EXPERT_HINTS).
+# from a small search (the expert's own are tested with EXPERT_HINTS). The AI's
+# decisions in a thread of the server (the worker processes are tested on their own,
+# test_server_ai_pool.py): no test pays for starting processes it does not need.
 FAST = ServerConfig(
     allow_seed=True,
     message_rate=1e6,
@@ -36,6 +38,7 @@ FAST = ServerConfig(
     http_burst=1e6,
     max_ai_games_per_address=1000,
     hint_agent="mcts:iterations=8,rollouts=1",
+    ai_in_process=True,
 )
 EXPERT_HINTS = replace(FAST, hint_agent="expert:iterations=8")
 """Hints from the expert, as the server gives them, on a small budget."""
@@ -243,8 +246,16 @@ def check_no_leak(
 class SubprocessServer:
     """``koikoi serve`` in a child process on 127.0.0.1 (for restart tests)."""
 
-    def __init__(self, database_url: str, port: int | None = None, tmp: Path | None = None) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        port: int | None = None,
+        tmp: Path | None = None,
+        args: tuple[str, ...] = (),
+    ) -> None:
         self.database_url = database_url
+        self.args = args
+        """More ``koikoi serve`` options."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = (tmp or Path("/tmp")) / f"server-{self.port}.log"
@@ -274,6 +285,7 @@ class SubprocessServer:
                 "--database-url",
                 self.database_url,
                 "--allow-seed",
+                *self.args,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -416,17 +415,18 @@ def test_the_default_opponent_is_the_expert_preloaded_off_the_event_loop(
     live = client.app.state.hub.rooms[g["game"]]  # type: ignore[attr-defined]
     seat = live.room.seats[1]
     assert (seat.kind, seat.agent, seat.name) == ("ai", "expert", "AI (Expert)")
-    assert live.preload_task is not None  # the kernel and the equity table, in a thread
+    pool = client.app.state.hub.ai_pool  # type: ignore[attr-defined]
+    # The AI workers load the search agents at start-up, not on a game's first move.
+    assert "expert" in pool.specs and "mcts:time=1" in pool.specs
 
     async def loaded() -> None:
-        await asyncio.shield(live.preload_task)
+        await pool.wait_ready()
 
     client.portal.call(loaded)
-    agent = live.room.agent(1)
-    assert agent.name == "expert" and agent._ready  # type: ignore[attr-defined]
+    assert pool._workers and all(w._agents["expert"]._ready for w in pool._workers)
     # Levels 1 and 2 play like greedy on the event loop: nothing to preload.
+    assert "level:2" not in pool.specs and "greedy" not in pool.specs
     fast = new_game(client, mode="ai", agent="level:2", seed=3)
-    assert client.app.state.hub.rooms[fast["game"]].preload_task is None  # type: ignore[attr-defined]
     assert room_of(client, fast["game"]).seats[1].name == "AI (Beginner)"
 
 

@@ -19,6 +19,16 @@ class ServeError(KoiKoiError):
     """The web server cannot start (missing extra, bad option)."""
 
 
+def _default_ai_workers() -> int:
+    """The server's default (``koikoi.server.aipool.default_workers``, not imported here):
+    one per CPU core but one, at least one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        cores = os.cpu_count() or 2
+    return max(1, cores - 1)
+
+
 _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
     ("--max-connections", int, 10_000, "open WebSocket connections in all"),
     ("--max-connections-per-address", int, 64, "open connections from one address"),
@@ -26,6 +36,13 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
     ("--hello-timeout", float, 10.0, "seconds a new connection has to say hello"),
     ("--max-ai-games-per-address", int, 8, "unfinished games against the AI per address"),
     ("--finished-grace", float, 60.0, "seconds a finished game stays in memory"),
+    (
+        "--ai-workers",
+        int,
+        _default_ai_workers(),
+        "worker processes that choose the AI's moves (one per CPU core but one)",
+    ),
+    ("--ai-timeout", float, 30.0, "seconds one AI move may take before it fails"),
 )
 
 
@@ -59,7 +76,8 @@ def register(subparsers: Any) -> None:
         help="log level (logs are JSON lines on stderr; default: %(default)s)",
     )
     limits = parser.add_argument_group(
-        "limits", "abuse limits (default: $KOIKOI_<NAME> in upper case, else the value shown)"
+        "limits",
+        "abuse limits and capacity (default: $KOIKOI_<NAME> in upper case, else the value shown)",
     )
     for flag, kind, default, text in _LIMITS:
         limits.add_argument(

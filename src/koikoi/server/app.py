@@ -270,6 +270,11 @@ _GAUGES: Final[dict[str, tuple[str, str]]] = {
     "addresses": ("connection_addresses", "client addresses with an open connection"),
     "in_games": ("connections_in_games", "connections that said hello (players, spectators)"),
     "inflight": ("inflight_writes", "actions being stored"),
+    "ai_workers": ("ai_workers", "AI worker processes (started or starting)"),
+    "ai_workers_ready": ("ai_workers_ready", "AI worker processes ready (agents loaded)"),
+    "ai_workers_busy": ("ai_workers_busy", "AI worker processes making a decision"),
+    "ai_queue": ("ai_queue", "AI decisions waiting for a worker"),
+    "ai_queue_groups": ("ai_queue_groups", "client addresses with an AI decision waiting"),
 }
 
 

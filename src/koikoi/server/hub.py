@@ -14,7 +14,9 @@ texts that the WebSocket endpoint (``app.py``) drains. The hub admits them
 said ``hello`` yet, and in all) and counts them for ``/healthz`` and
 ``/metrics``. A storage call that fails answers ``server_error``; a finished
 game leaves memory shortly after its last client (it is reloaded from storage
-on demand).
+on demand). The search AIs' moves and the hints are made by the worker processes
+of :class:`~.aipool.AIPool`, in turn across games and client addresses; only the
+cheap AIs (:data:`~.rooms.FAST_AGENTS`) play on the event loop.
 """
 
 from __future__ import annotations
@@ -28,15 +30,23 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, TypeVar
 
 import anyio
 import anyio.to_thread
 
-from koikoi.agents import Agent, make_agent
+from koikoi.agents import make_agent
 from koikoi.errors import KoiKoiError, RulesError
-from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, preload_agent
+from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC
 from koikoi.rules import Rules, get_rules, load_rules_text
+from koikoi.server.aipool import (
+    AIPool,
+    AIUnavailable,
+    Decision,
+    Rating,
+    decision_seed,
+    default_workers,
+)
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
     AGENT_CHOICES,
@@ -54,7 +64,6 @@ from koikoi.server.protocol import (
 from koikoi.server.records import build_record, record_of, replay_frames
 from koikoi.server.rooms import (
     FAST_AGENTS,
-    HintEvaluator,
     Room,
     SeatInfo,
     agent_name,
@@ -126,6 +135,14 @@ class ServerConfig:
     finished_grace: float = 60.0
     """Seconds a finished game stays in memory after its last activity when no client
     is connected (it is reloaded from storage for late spectators and records)."""
+    ai_workers: int = default_workers()
+    """Worker processes that make the search AIs' decisions (:mod:`.aipool`); default:
+    one per CPU core but one, at least one."""
+    ai_timeout: float = 30.0
+    """Seconds one AI decision may take; then its worker is replaced and the players
+    get an error (reconnecting retries the move)."""
+    ai_in_process: bool = False
+    """Make the AI decisions in threads of the server process instead (tests)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ServerConfig:
@@ -167,6 +184,8 @@ ENV_FIELDS: Final = (
     "finished_grace",
     "idle_seconds",
     "max_rooms",
+    "ai_workers",
+    "ai_timeout",
 )
 """The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
 
@@ -329,8 +348,6 @@ class LiveRoom:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     conns: set[Connection] = field(default_factory=set)
     ai_task: asyncio.Task[None] | None = None
-    preload_task: asyncio.Task[None] | None = None
-    """Loading what the AI needs before its first move (the kernel, the equity table)."""
     last_active: float = field(default_factory=time.monotonic)
     finished_stored: bool = False
     owner: str | None = None
@@ -436,9 +453,18 @@ class Hub:
         self.available_agents = self._probe_agents()
         make_agent(self.config.hint_agent)  # a bad spec fails here, naming what is allowed
         self._hint_source = self.config.hint_agent
-        self._hint_agents: list[Agent] = []
-        """Idle hint evaluators: one per hint in flight (an agent is not thread-safe)."""
-        self._preloads: set[asyncio.Task[None]] = set()
+        self.ai_pool = AIPool(
+            self.config.ai_workers,
+            agents=[
+                *(agent_spec(s) for s in self.available_agents if s not in FAST_AGENTS),
+                self.config.hint_agent,
+            ],
+            rules=[get_rules("nintendo")],
+            timeout=self.config.ai_timeout,
+            in_process=self.config.ai_in_process,
+        )
+        """Where the search AIs' decisions and the hints are made (by worker processes
+        that load their agents at start-up)."""
 
     # ----------------------------------------------------------- lifecycle
 
@@ -471,42 +497,17 @@ class Hub:
         """The levels a client offers (the older names are accepted, not offered)."""
         return tuple(a for a in LEVEL_AGENTS if a in self.available_agents)
 
-    def _preload(self, agent: Agent, rules: Rules | None, **fields: Any) -> asyncio.Task[None]:
-        """Load what ``agent`` needs before its first decision, in a worker thread."""
-
-        async def load() -> None:
-            started = time.perf_counter()
-            try:
-                await anyio.to_thread.run_sync(
-                    preload_agent, agent, rules, limiter=self._ai_limiter
-                )
-            except Exception:
-                log.exception("AI preload failed", extra={"fields": fields})
-                return
-            ms = round((time.perf_counter() - started) * 1000, 1)
-            log_event(log, "AI preloaded", logging.DEBUG, agent=agent.name, ms=ms, **fields)
-
-        task = asyncio.create_task(load(), name=f"preload-{agent.name}")
-        self._preloads.add(task)
-        task.add_done_callback(self._preloads.discard)
-        return task
-
-    def _take_hint_agent(self) -> Agent:
-        return self._hint_agents.pop() if self._hint_agents else make_agent(self._hint_source)
-
     async def start(self) -> None:
         self.writer.start()
+        await self.ai_pool.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
-        advisor = self._take_hint_agent()
-        self._preload(advisor, None, hints=self._hint_source).add_done_callback(
-            lambda _: self._hint_agents.append(advisor)
-        )
         log_event(
             log,
             "server started",
             database=self.storage.describe(),
             agents=list(self.available_agents),
             hints=self._hint_source,
+            ai_workers=self.ai_pool.size,
         )
 
     async def close(self) -> None:
@@ -517,12 +518,11 @@ class Hub:
         for live in list(self.rooms.values()):
             if live.ai_task is not None and not live.ai_task.done():
                 live.ai_task.cancel()
+        await self.ai_pool.close()
         for conn in list(self.connections):  # with or without hello
             conn.close()
         with anyio.move_on_after(15):
             await self._idle.wait()
-            if self._preloads:
-                await asyncio.gather(*self._preloads, return_exceptions=True)
         await self.writer.stop()
         await anyio.to_thread.run_sync(self.storage.dispose)
         log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
@@ -696,10 +696,6 @@ class Hub:
         for i, seat in enumerate(room.seats):
             if seat.token_hash is not None:
                 self._tokens[seat.token_hash] = (room.id, i)
-            strength = seat.agent or "random"
-            if seat.kind == "ai" and not room.is_over and strength not in FAST_AGENTS:
-                # The first AI move must not wait for the kernel or the equity table.
-                live.preload_task = self._preload(room.agent(i), room.rules, game=room.id)
         self._tokens[room.watch_hash] = (room.id, None)
 
     def _release_ai_slot(self, live: LiveRoom) -> None:
@@ -1076,17 +1072,21 @@ class Hub:
                 if not any(c.seat is not None for c in live.conns):
                     return  # nobody at the table: wait for a hello
                 seq = room.seq
-                view = room.view(seat, history=True)
-                agent = room.agent(seat)
-                rng = ai_rng(room.seed, seq)
-                if (room.seats[seat].agent or "random") in FAST_AGENTS:
-                    action = agent.act(view, rng)
+                view = room.view(seat)  # no agent reads the event history
+                strength = room.seats[seat].agent or "random"
+                if strength in FAST_AGENTS:
+                    action = room.agent(seat).act(view, ai_rng(room.seed, seq))
                 else:
-                    if live.preload_task is not None:  # never two threads on one agent
-                        await asyncio.shield(live.preload_task)
-                    action = await anyio.to_thread.run_sync(
-                        agent.act, view, rng, limiter=self._ai_limiter
+                    # In a worker process, with what the seat may know, in turn with
+                    # the other games: the event loop never waits for a search.
+                    decision = Decision.of(
+                        agent_spec(strength), view, decision_seed(room.seed, seq)
                     )
+                    try:
+                        action = await self.ai_pool.decide(room.id, decision, group=live.owner)
+                    except AIUnavailable as exc:
+                        self._ai_failed(live, str(exc))
+                        return
                 if self.config.ai_delay:
                     await asyncio.sleep(self.config.ai_delay)
                 if action not in view.legal_ids:
@@ -1106,6 +1106,20 @@ class Hub:
         except Exception:
             log.exception("AI turn failed", extra={"fields": {"game": live.room.id}})
 
+    def _ai_failed(self, live: LiveRoom, reason: str) -> None:
+        """The AI could not move: tell the table (a ``hello`` tries again)."""
+        self.metrics.count("ai_failures")
+        log_event(log, "AI decision failed", logging.ERROR, game=live.room.id, reason=reason)
+        if self._closing:
+            return
+        message = {
+            "type": "error",
+            "code": "server_error",
+            "message": f"the AI could not choose its move ({reason}); reconnect to try again",
+        }
+        for c in list(live.conns):
+            c.send(message)
+
     # --------------------------------------------------------------- hints
 
     def hint(self, conn: Connection, msg: HintRequest) -> None:
@@ -1124,32 +1138,26 @@ class Hub:
         conn.hint_task = asyncio.create_task(self._hint(conn, room, seat, msg.ref))
 
     async def _hint(self, conn: Connection, room: Room, seat: int, ref: str | int | None) -> None:
-        evaluator = self._take_hint_agent()  # its own, while its search runs in a thread
         try:
-            # The view is taken here, on the event loop; only the rating runs in a thread.
+            # The view is taken here, on the event loop; the rating is made by an AI
+            # worker, in turn with the AI decisions.
             seq = room.seq
             view = room.hint_view(seat)
-            with anyio.fail_after(self.config.hint_timeout):
-                values = await anyio.to_thread.run_sync(
-                    room.hint_scores,
-                    view,
-                    cast(HintEvaluator, evaluator),
-                    seq,
-                    limiter=self._ai_limiter,
-                )
+            rating = Rating.of(self._hint_source, view, decision_seed(room.seed ^ 0x5EED, seq))
+            values = await self.ai_pool.rate(
+                f"{room.id}/hint/{seat}",
+                rating,
+                group=conn.peer,
+                timeout=self.config.hint_timeout,
+            )
             message = room.hint_message(seq, view, values, self._hint_source)
         except ProtocolError as exc:
             exc.ref = ref
             conn.send(exc.to_message())
             return
-        except TimeoutError:
-            conn.send({"type": "error", "code": "hint_unavailable", "message": "hint timed out"})
-            return
-        except KoiKoiError as exc:
+        except ValueError as exc:  # AIUnavailable, or a rating of this seat still running
             conn.send({"type": "error", "code": "hint_unavailable", "message": str(exc)})
             return
-        finally:
-            self._hint_agents.append(evaluator)
         if ref is not None:
             message["ref"] = ref
         self.metrics.count("hints")
@@ -1243,4 +1251,5 @@ class Hub:
             **self.connection_counts(),
             "inflight": self._inflight,
             "agents": list(self.available_agents),
+            **self.ai_pool.stats(),
         }

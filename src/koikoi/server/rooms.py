@@ -57,8 +57,8 @@ __all__ = [
 TOKEN_BYTES: Final = 32
 """Seat, invite and watch tokens carry 256 random bits (``secrets.token_urlsafe``)."""
 FAST_AGENTS: Final = frozenset({"random", "greedy", "level:1", "level:2"})
-"""Agents cheap enough to run on the event loop; the others run in a worker thread
-(levels 1 and 2 play like greedy)."""
+"""Agents cheap enough to run on the event loop; the others run in the AI worker
+processes (:mod:`.aipool`). Levels 1 and 2 play like greedy."""
 
 # Agent specs the server builds for each strength a client may ask for: the levels
 # as they are, the older names as they were.
