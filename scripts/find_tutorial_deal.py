@@ -19,7 +19,6 @@ import argparse
 import random
 from dataclasses import dataclass, field
 
-from koikoi.actions import STOP_ID
 from koikoi.agents.base import GreedyAgent
 from koikoi.cards import KINDS, MONTH_MASKS, Kind, card_list
 from koikoi.engine import Match, Phase
@@ -75,9 +74,9 @@ def walk(seed: int) -> Path | None:
                 return path
             action = suggestion(view)
             assert action is not None
-            if rnd.phase is Phase.PLAY:
-                if not any(rnd.field & MONTH_MASKS[c // 4] for c in card_list(rnd.hands[me])):
-                    path.lay_forced = True
+            hand = card_list(rnd.hands[me])
+            if rnd.phase is Phase.PLAY and not any(rnd.field & MONTH_MASKS[c // 4] for c in hand):
+                path.lay_forced = True
             before = len(match.events)
             if rnd.phase is Phase.PLAY:
                 card = action if action < 48 else (action - 48) // 48
@@ -111,7 +110,10 @@ def main() -> None:
     found.sort(key=lambda p: p.rank(), reverse=True)
     for p in found[: args.show]:
         kinds = "".join(k.name[0] for k in sorted(p.kinds))
-        print(f"seed {p.seed}: matches per play {p.turns}, kinds {kinds}, decide after play {p.decide_turn}")
+        print(
+            f"seed {p.seed}: matches per play {p.turns}, kinds {kinds}, "
+            f"decide after play {p.decide_turn}"
+        )
     print(f"{len(found)} of {args.seeds} seeds qualify")
 
 

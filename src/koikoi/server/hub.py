@@ -65,6 +65,7 @@ from koikoi.server.rooms import (
     token_hash,
 )
 from koikoi.server.storage import NewGame, SeatData, Storage
+from koikoi.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
 
 __all__ = [
     "ActionWriter",
@@ -597,10 +598,11 @@ class Hub:
         seat token (and invite and watch tokens)."""
         if self._closing:
             raise ProtocolError("server_error", "the server is shutting down")
-        rules = self._rules(req)
+        tutorial = req.mode == "tutorial"
+        rules = tutorial_rules() if tutorial else self._rules(req)
         agent = None
-        if req.mode == "ai":
-            agent = req.agent or self.default_agent
+        if req.mode in ("ai", "tutorial"):
+            agent = TUTORIAL_OPPONENT if tutorial else req.agent or self.default_agent
             if agent not in self.available_agents:
                 raise ProtocolError(
                     "bad_field",
@@ -615,7 +617,10 @@ class Hub:
                     f"this address already has {cap} unfinished games against the AI "
                     "on this server: finish one or try again later",
                 )
-        seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
+        if tutorial:
+            seed = TUTORIAL_SEED  # the guided round's fixed deal (public, in koikoi.tutorial)
+        else:
+            seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
         game_id = new_game_id()
         token, watch = new_token(), new_token()
         invite = new_token() if req.mode == "friend" else None

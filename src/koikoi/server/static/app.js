@@ -429,6 +429,8 @@
 
   async function applyState(msg) {
     clearHint();
+    // The guided round (tutorial.js): its explanations come before the dialogs.
+    const coach = window.KKTutorial ? window.KKTutorial.receive(msg) : null;
     if (msg.full || !G.board) {
       G.events = msg.events.slice();
       G.state = msg;
@@ -438,6 +440,7 @@
       renderBoard(G.board, { animate: false });
       renderLog(true);
       renderInteractive();
+      if (coach) await coach();
       afterState(msg, true);
       return;
     }
@@ -468,6 +471,7 @@
     G.selected = null;
     renderBoard(G.board, { animate: !newRound });
     renderInteractive();
+    if (coach) await coach();
     afterState(msg, false);
   }
 
