@@ -21,6 +21,7 @@ from textual.widgets import Button, Footer, Input, Select, Static
 from koikoi.agents import make_agent
 from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import t
 from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.rules_help import yaku_rows
@@ -309,12 +310,14 @@ class NewGameScreen(Screen[None]):
         resume: Path | None = None,
         on_start: Callable[[GameSettings], str | None] | None = None,
         on_resume: Callable[[Path], str | None] | None = None,
+        on_tutorial: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.defaults = defaults or GameSettings(get_rules("nintendo"))
         self.resume_path = resume
         self.on_start = on_start
         self.on_resume = on_resume
+        self.on_tutorial = on_tutorial
         self.available = {spec: agent_available(spec) for spec, _ in OPPONENT_CHOICES}
 
     def compose(self) -> ComposeResult:
@@ -372,6 +375,8 @@ class NewGameScreen(Screen[None]):
             yield Button("Start", id="start", variant="primary")
             if self.resume_path is not None:
                 yield Button("Resume saved", id="resume", variant="success")
+            if self.on_tutorial is not None:
+                yield Button(t("Learn to play"), id="learn", variant="warning")
             yield Button("Help", id="help")
             yield Button("Quit", id="quit", variant="error")
         yield Footer()
@@ -499,6 +504,8 @@ class NewGameScreen(Screen[None]):
             error = self.on_resume(self.resume_path)
             if error:
                 self._show_error(error)
+        elif button == "learn" and self.on_tutorial is not None:
+            self.on_tutorial()
         elif button == "help":
             self.action_help()
         elif button == "quit":
