@@ -214,19 +214,6 @@ def suggestion(view: PlayerView) -> int | None:
     return max(sorted(ids), key=worth)
 
 
-# -------------------------------------------------------------------- the table
-
-
-class _Table:
-    """The public table rebuilt event by event from a player's history."""
-
-    __slots__ = ("field", "piles")
-
-    def __init__(self, field_: int = 0) -> None:
-        self.field = field_
-        self.piles = [0, 0]
-
-
 def _field_of(event: Event) -> int:
     mask = 0
     for code in event.data.get("field", ()):
@@ -281,7 +268,7 @@ def lessons(view: PlayerView) -> list[Tip]:
             seen.add(tip.key)
             out.append(tip)
 
-    table = _Table()
+    piles = [0, 0]  # the capture piles as they grew, event by event
     month = view.month
     captured_any = False
     draws = 0
@@ -289,7 +276,7 @@ def lessons(view: PlayerView) -> list[Tip]:
         kind = event.kind
         p = event.player
         if kind == "round_start":
-            table = _Table(_field_of(event))
+            piles = [0, 0]
             month = int(event.data.get("month", month))
             add(
                 Tip(
@@ -324,13 +311,7 @@ def lessons(view: PlayerView) -> list[Tip]:
         if kind in ("play", "draw", "take") and event.card is not None and p is not None:
             card = event.card
             got = event.cards
-            if kind == "take" or (kind == "draw" and "choice" in event.data):
-                table.field |= 1 << card  # the drawn card waits face up for its choice
-            if got:
-                table.field &= ~got
-                table.piles[p] |= got
-            elif "choice" not in event.data:
-                table.field |= 1 << card
+            piles[p] |= got
             if p != me:
                 if kind in ("draw", "take") and "choice" not in event.data:
                     add(
@@ -396,7 +377,7 @@ def lessons(view: PlayerView) -> list[Tip]:
             continue
         if kind == "yaku" and p is not None:
             if p == me:
-                result = scorer.evaluate(table.piles[p], month, view.koikoi_calls[p] > 0)
+                result = scorer.evaluate(piles[p], month, view.koikoi_calls[p] > 0)
                 best = result.yaku[0] if result.yaku else None
                 if "yaku" in seen:
                     add(

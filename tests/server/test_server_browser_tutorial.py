@@ -352,3 +352,22 @@ def test_leave_the_tutorial_and_start_it_again(server: ThreadServer, browser: An
     page.wait_for_selector("#bottom-hand .card")
     assert page.locator("#coach").count() == 0
     p.close()
+
+
+def test_the_coach_speaks_japanese(server: ThreadServer, browser: Any) -> None:
+    p = Page(browser, "japanese", **PHONE)
+    page = p.page
+    page.add_init_script("localStorage.setItem('koikoi.lang', 'ja')")
+    page.goto(server.base + "/")
+    page.wait_for_function(
+        "() => document.getElementById('learn-btn').textContent === '遊び方を学ぶ'"
+    )
+    page.tap("#learn-btn")
+    moments, _ = expected_round()
+    welcome = moments[0][1]
+    assert welcome is not None and welcome.key == "welcome"
+    page.wait_for_selector('#coach-text[data-key="welcome"]')
+    assert page.locator("#coach-text").inner_text() == welcome.text("ja")
+    assert page.locator("#coach .coach-next").inner_text() == "次へ"
+    p.shot("01-welcome")
+    p.close()

@@ -31,6 +31,7 @@ const KKTutorial = (() => {
   let shown = null; // the tip on the board now (its highlights are kept up)
   let pending = []; // lessons of the latest state not shown yet (for the dialogs)
   let prompt = null; // what to do now
+  let allTips = []; // the latest state's tips, lessons and prompt
 
   // ---------------------------------------------------------------- start, leave
 
@@ -82,13 +83,11 @@ const KKTutorial = (() => {
     return KK.t(tip.message, params);
   }
 
-  function buttons(finish) {
-    const row = el("div", { class: "coach-buttons" });
-    if (finish) {
-      row.append(el("button", { type: "button", class: "primary coach-again", text: KK.t("Play the tutorial again"), onclick: () => void start() }));
-      row.append(el("a", { href: "/#", class: "coach-new", text: KK.t("Start a real game"), onclick: leave }));
-    }
-    return row;
+  // At the end: play it again, or a real game.
+  function finishButtons() {
+    return el("div", { class: "coach-buttons" },
+      el("button", { type: "button", class: "primary coach-again", text: KK.t("Play the tutorial again"), onclick: () => void start() }),
+      el("a", { href: "/#", class: "coach-new", text: KK.t("Start a real game"), onclick: leave }));
   }
 
   // ------------------------------------------------------------------- the panel
@@ -167,7 +166,7 @@ const KKTutorial = (() => {
     if (over) {
       const finish = pending.find((t) => t.place === "finish") || lastOf("finish");
       say(finish, finish ? text(finish) : KK.t("The tutorial is over."));
-      $("coach-actions").append(buttons(true));
+      $("coach-actions").append(finishButtons());
       return;
     }
     if (!tip) {
@@ -181,7 +180,6 @@ const KKTutorial = (() => {
     keepInView();
   }
 
-  let allTips = [];
   function lastOf(place) {
     return allTips.find((t) => t.place === place) || null;
   }
@@ -250,7 +248,7 @@ const KKTutorial = (() => {
     } else if (dialog.id === "over-dialog") {
       tip = useLesson("finish") || lastOf("finish");
       body = $("over-body");
-      extra = buttons(true);
+      extra = finishButtons();
     }
     if (tip && body) body.prepend(note(tip, extra));
     const again = extra && extra.querySelector(".coach-again");
