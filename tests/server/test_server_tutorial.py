@@ -3,10 +3,12 @@ guided round, its coaching in the state messages, and nothing hidden in it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from server_helpers import WS, check_no_leak, room_of
+from server_helpers import FAST, WS, check_no_leak, room_of
 from starlette.testclient import TestClient
 
 from koikoi.tutorial import (
@@ -89,3 +91,16 @@ def test_only_the_tutorials_player_is_coached(client: TestClient) -> None:
     with client.websocket_connect("/ws") as session:
         _, state = WS(session, "player").hello(other["token"])
         assert "tutorial" not in state
+
+
+def test_starting_over_is_never_refused_by_the_cap_on_ai_games(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(replace(FAST, max_ai_games_per_address=2))
+    for _ in range(4):
+        r = client.post("/api/games", json={"mode": "tutorial"})
+        assert r.status_code == 200, r.text
+    for _ in range(2):
+        assert client.post("/api/games", json={"mode": "ai", "agent": "random"}).status_code == 200
+    r = client.post("/api/games", json={"mode": "ai", "agent": "random"})
+    assert r.status_code == 429 and r.json()["code"] == "rate_limited"

@@ -610,7 +610,9 @@ class Hub:
                     f"available {', '.join(self.available_agents)}",
                 )
             cap = self.config.max_ai_games_per_address
-            if len(self._ai_games.get(client, ())) >= cap:
+            # A tutorial's opponent is cheap (greedy, one round): like a game between
+            # friends it does not count against the cap, so starting over always works.
+            if not tutorial and len(self._ai_games.get(client, ())) >= cap:
                 self.metrics.count("ai_games_refused")
                 raise ProtocolError(
                     "rate_limited",
@@ -657,7 +659,7 @@ class Hub:
             ),
         )
         live = LiveRoom(room)
-        if agent is not None:
+        if agent is not None and not tutorial:
             live.owner = client
             self._ai_games.setdefault(client, set()).add(game_id)
         self._register(live)
