@@ -176,7 +176,10 @@ def message_parts(msg: dict[str, Any]) -> Iterator[tuple[int | None, Any]]:
         yield deal, msg["decision"]
         for event in msg["events"]:
             yield event["deal"], event
-        rest = {k: v for k, v in msg.items() if k not in ("view", "yaku", "decision", "events")}
+        if "tutorial" in msg:  # the guided round's coaching is about this deal
+            yield deal, msg["tutorial"]
+        parts = ("view", "yaku", "decision", "events", "tutorial")
+        rest = {k: v for k, v in msg.items() if k not in parts}
         yield None, rest
     elif kind == "hint":
         yield msg["deal"], msg

@@ -3,7 +3,8 @@
 With no option it opens the new-game screen. ``--rules``, ``--opponent``,
 ``--rounds`` and ``--seed`` start a match at once with those settings (the
 others at their defaults: the opponent is ``expert``, level 8); ``--resume
-FILE`` goes on with a saved match.
+FILE`` goes on with a saved match; ``--tutorial`` starts "Learn to play", the
+guided first round.
 Everything given is checked before the screen opens, so a bad option is a
 one-line error.
 """
@@ -47,6 +48,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--resume", metavar="FILE", help="go on with a saved match")
     add_language_option(parser, default=argparse.SUPPRESS)
     parser.add_argument(
+        "--tutorial",
+        action="store_true",
+        help="learn to play: a guided first round that explains each rule as it happens",
+    )
+    parser.add_argument(
         "--pace",
         metavar="SECONDS",
         type=float,
@@ -82,7 +88,14 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--rounds must be 1 or more, not {args.rounds}")
     records = Path(args.records).expanduser() if args.records else records_dir()
     direct = any(v is not None for v in (args.rules, args.opponent, args.rounds, args.seed))
-    if args.resume is not None:
+    if args.tutorial:
+        if direct or args.resume is not None:
+            raise InvalidInputError(
+                "--tutorial plays the guided round, whose deal, rules and opponent are "
+                "fixed: it takes no --rules, --opponent, --rounds, --seed or --resume"
+            )
+        app = KoiKoiApp(records=records, saves=saves_dir(), pace=args.pace, tutorial=True)
+    elif args.resume is not None:
         if direct:
             raise InvalidInputError(
                 "--resume goes on with a saved match: it takes no --rules, --opponent, "

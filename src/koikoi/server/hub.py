@@ -74,6 +74,7 @@ from koikoi.server.rooms import (
     token_hash,
 )
 from koikoi.server.storage import NewGame, SeatData, Storage
+from koikoi.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
 
 __all__ = [
     "ActionWriter",
@@ -597,10 +598,11 @@ class Hub:
         seat token (and invite and watch tokens)."""
         if self._closing:
             raise ProtocolError("server_error", "the server is shutting down")
-        rules = self._rules(req)
+        tutorial = req.mode == "tutorial"
+        rules = tutorial_rules() if tutorial else self._rules(req)
         agent = None
-        if req.mode == "ai":
-            agent = req.agent or self.default_agent
+        if req.mode in ("ai", "tutorial"):
+            agent = TUTORIAL_OPPONENT if tutorial else req.agent or self.default_agent
             if agent not in self.available_agents:
                 raise ProtocolError(
                     "bad_field",
@@ -608,14 +610,19 @@ class Hub:
                     f"available {', '.join(self.available_agents)}",
                 )
             cap = self.config.max_ai_games_per_address
-            if len(self._ai_games.get(client, ())) >= cap:
+            # A tutorial's opponent is cheap (greedy, one round): like a game between
+            # friends it does not count against the cap, so starting over always works.
+            if not tutorial and len(self._ai_games.get(client, ())) >= cap:
                 self.metrics.count("ai_games_refused")
                 raise ProtocolError(
                     "rate_limited",
                     f"this address already has {cap} unfinished games against the AI "
                     "on this server: finish one or try again later",
                 )
-        seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
+        if tutorial:
+            seed = TUTORIAL_SEED  # the guided round's fixed deal (public, in koikoi.tutorial)
+        else:
+            seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
         game_id = new_game_id()
         token, watch = new_token(), new_token()
         invite = new_token() if req.mode == "friend" else None
@@ -652,7 +659,7 @@ class Hub:
             ),
         )
         live = LiveRoom(room)
-        if agent is not None:
+        if agent is not None and not tutorial:
             live.owner = client
             self._ai_games.setdefault(client, set()).add(game_id)
         self._register(live)

@@ -70,7 +70,9 @@ MAX_HOUSE_RULES_DEPTH: Final = 8
 """Deepest nesting of arrays and inline tables in house rules (the presets use 1)."""
 MAX_NAME_CHARS: Final = 40
 MAX_REF_CHARS: Final = 64
-MODES: Final = ("ai", "friend")
+MODES: Final = ("ai", "friend", "tutorial")
+"""Kinds of game: against the AI, against a friend by invite link, or the guided
+first round ("Learn to play", :mod:`koikoi.tutorial`: fixed deal, rules and opponent)."""
 LEVEL_AGENTS: Final[tuple[str, ...]] = tuple(choice.agent for choice in LEVEL_CHOICES)
 """The AI levels the client offers, weakest first: ``level:1`` … ``level:7``, ``expert``."""
 LEGACY_AGENTS: Final = ("random", "greedy", "heuristic", "mcts")
@@ -513,7 +515,8 @@ def _preset(data: Mapping[str, Any]) -> str:
 def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
     """Validate the body of ``POST /api/games``.
 
-    Fields: ``mode`` ("ai" or "friend"), ``agent`` (AI mode: one of
+    Fields: ``mode`` ("ai", "friend" or "tutorial"; a tutorial takes only
+    ``name``), ``agent`` (AI mode: one of
     :data:`AGENT_CHOICES`, a level or an older name), ``rules`` (a preset name),
     ``house_rules`` (TOML text, used instead of the preset when not blank; at most
     :data:`MAX_HOUSE_RULES_CHARS` characters, arrays and inline tables nested at
@@ -531,6 +534,19 @@ def parse_new_game(body: object, *, allow_seed: bool = False) -> NewGameRequest:
     mode = data.get("mode")
     if mode not in MODES:
         raise ProtocolError("bad_field", f"mode must be one of {', '.join(MODES)}")
+    if mode == "tutorial":
+        # The guided round's deal, rules, opponent and seat are fixed.
+        _no_extra(data, ("mode", "name"), "a tutorial request")
+        return NewGameRequest(
+            mode="tutorial",
+            agent=None,
+            rules="nintendo",
+            house_rules=None,
+            rounds=None,
+            seat=0,
+            name=_name(data),
+            seed=None,
+        )
     agent = _opt_str(data, "agent", 40)
     if mode == "ai":
         if agent is not None and agent not in AGENT_CHOICES:

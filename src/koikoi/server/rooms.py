@@ -38,6 +38,7 @@ from koikoi.opponents import hint_values, level_choice, ranked
 from koikoi.rules import Rules
 from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
 from koikoi.tui.progress import yaku_progress
+from koikoi.tutorial import coach
 from koikoi.views import PlayerView, view_of
 
 __all__ = [
@@ -404,9 +405,21 @@ class Room:
             "over": self.match.is_over,
             "winner": self.match.winner,
         }
+        if self.mode == "tutorial" and seat is not None:
+            msg["tutorial"] = self.tutorial(seat)
         if ack is not None:
             msg["ack"] = ack
         return msg
+
+    def tutorial(self, seat: int) -> dict[str, Any]:
+        """The guided round's coaching for ``seat`` (:func:`koikoi.tutorial.coach`): every
+        lesson so far and what to do now, computed from the seat's own view."""
+        cache = self._per_seq()
+        key = f"tutorial:{seat}"
+        if key not in cache:
+            cache[key] = {"tips": [tip.to_dict() for tip in coach(self.view(seat, history=True))]}
+        found: dict[str, Any] = cache[key]
+        return found
 
     def welcome(self, seat: int | None) -> dict[str, Any]:
         """The ``welcome`` message after a successful ``hello``."""

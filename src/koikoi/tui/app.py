@@ -28,6 +28,7 @@ from koikoi.tui.dialogs import QuitDialog
 from koikoi.tui.game import GameScreen
 from koikoi.tui.saves import SavedGame, latest_save, load_game
 from koikoi.tui.screens import DEFAULT_PACE, GameSettings, NewGameScreen
+from koikoi.tui.tutorial import TutorialScreen, new_tutorial_game
 
 __all__ = ["KoiKoiApp", "run_app"]
 
@@ -50,6 +51,7 @@ class KoiKoiApp(App[None]):
         stamp: makes the time stamp of record names (tests pass a fixed one).
         advisor: the agent spec of hints and koi-koi advice, whatever the opponent
             (default :data:`~koikoi.opponents.HINT_SPEC`; tests pass a cheaper one).
+        tutorial: start "Learn to play", the guided first round, at once.
     """
 
     TITLE = "Koi-Koi"
@@ -77,9 +79,11 @@ class KoiKoiApp(App[None]):
         pace: float | None = None,
         stamp: str | None = None,
         advisor: str = HINT_SPEC,
+        tutorial: bool = False,
     ) -> None:
         super().__init__()
         self.advisor = advisor
+        self.tutorial = tutorial
         self.settings = settings
         self.saved = saved
         self.save_path = save_path
@@ -99,6 +103,8 @@ class KoiKoiApp(App[None]):
             error = self.start_game(self.settings)
             if error:
                 self.open_new_game(error)
+        elif self.tutorial:
+            self.start_tutorial()
         else:
             self.open_new_game()
 
@@ -114,6 +120,7 @@ class KoiKoiApp(App[None]):
             resume=resume,
             on_start=self.start_game,
             on_resume=self.resume_file,
+            on_tutorial=self.start_tutorial,
         )
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
@@ -144,6 +151,27 @@ class KoiKoiApp(App[None]):
     def _after_game(self, choice: str) -> None:
         self.game_screen = None
         if choice == "new":
+            self.open_new_game()
+        else:
+            self.exit()
+
+    def start_tutorial(self) -> None:
+        """Start "Learn to play": the guided first round (:mod:`koikoi.tui.tutorial`)."""
+        pace = self.pace if self.pace is not None else DEFAULT_PACE
+        screen = TutorialScreen(
+            new_tutorial_game(advisor=self.advisor), pace=pace, on_done=self._after_tutorial
+        )
+        self.game_screen = screen
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def _after_tutorial(self, choice: str) -> None:
+        self.game_screen = None
+        if choice == "again":
+            self.start_tutorial()
+        elif choice == "new":
             self.open_new_game()
         else:
             self.exit()
@@ -225,7 +253,10 @@ class KoiKoiApp(App[None]):
             self.exit()
             return
         game = self.game_screen
-        unfinished = game is not None and not game.game.is_over
+        # A tutorial is never saved: it starts again from the deal.
+        unfinished = (
+            game is not None and not game.game.is_over and not isinstance(game, TutorialScreen)
+        )
 
         def answer(choice: str | None) -> None:
             if choice == "save" and game is not None:

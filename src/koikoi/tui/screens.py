@@ -340,6 +340,7 @@ class NewGameScreen(Screen[None]):
         resume: Path | None = None,
         on_start: Callable[[GameSettings], str | None] | None = None,
         on_resume: Callable[[Path], str | None] | None = None,
+        on_tutorial: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         localize_bindings(self)
@@ -347,6 +348,7 @@ class NewGameScreen(Screen[None]):
         self.resume_path = resume
         self.on_start = on_start
         self.on_resume = on_resume
+        self.on_tutorial = on_tutorial
         self.available = {spec: agent_available(spec) for spec, _ in OPPONENT_CHOICES}
 
     def compose(self) -> ComposeResult:
@@ -409,6 +411,8 @@ class NewGameScreen(Screen[None]):
             yield Button(t("Start"), id="start", variant="primary")
             if self.resume_path is not None:
                 yield Button(t("Resume saved"), id="resume", variant="success")
+            if self.on_tutorial is not None:
+                yield Button(t("Learn to play"), id="learn", variant="warning")
             yield Button(t("Help"), id="help")
             yield Button(t("Quit"), id="quit", variant="error")
         yield Footer()
@@ -545,6 +549,8 @@ class NewGameScreen(Screen[None]):
             error = self.on_resume(self.resume_path)
             if error:
                 self._show_error(error)
+        elif button == "learn" and self.on_tutorial is not None:
+            self.on_tutorial()
         elif button == "help":
             self.action_help()
         elif button == "quit":

@@ -431,6 +431,8 @@
 
   async function applyState(msg) {
     clearHint();
+    // The guided round (tutorial.js): its explanations come before the dialogs.
+    const coach = window.KKTutorial ? window.KKTutorial.receive(msg) : null;
     if (msg.full || !G.board) {
       G.events = msg.events.slice();
       G.state = msg;
@@ -440,6 +442,7 @@
       renderBoard(G.board, { animate: false });
       renderLog(true);
       renderInteractive();
+      if (coach) await coach();
       afterState(msg, true);
       return;
     }
@@ -471,6 +474,7 @@
     G.selected = null;
     renderBoard(G.board, { animate: !newRound });
     renderInteractive();
+    if (coach) await coach();
     afterState(msg, false);
   }
 
