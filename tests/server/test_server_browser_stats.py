@@ -1,0 +1,113 @@
+"""The statistics page in real headless Chromium: a quick game against the AI, then /stats
+counts and lists it, draws its charts, fits a phone's width and opens its replay.
+
+Skipped when /usr/bin/chromium or Playwright is missing; no browser is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from test_server_browser import (  # the module's fixtures and helpers
+    AI_LEVEL,
+    Page,
+    ThreadServer,
+    browser,
+    dismiss_round_dialog,
+    game_id,
+    hub_room,
+    server,
+)
+
+from koikoi.engine import Phase
+
+__all__ = ["browser", "server"]  # fixtures, imported for pytest
+
+
+def play_one_round(p: Page, server: ThreadServer, game: str) -> None:
+    """Seat 0 plays its first playable card (first capture), and stops when asked."""
+    page = p.page
+    room = hub_room(server, game)
+    deadline = time.monotonic() + 90
+    while not room.is_over:
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if room.match.current != 0:
+            time.sleep(0.02)
+            continue
+        seq = room.seq
+        page.wait_for_function(
+            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
+            arg=seq,
+        )
+        dismiss_round_dialog(p, {"round": True})
+        if room.match.phase is Phase.DECIDE:
+            page.wait_for_selector("#koikoi-dialog[open]")
+            page.click("#stop-btn")
+        elif room.match.phase is Phase.TAKE:
+            page.locator("#field button.card.target").first.click()
+        else:
+            page.locator("#bottom-hand button.card.playable").first.click()
+            if page.locator("#field button.card.target").count():
+                page.locator("#field button.card.target").first.click()
+        while room.seq == seq:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+
+
+def test_statistics_after_a_game(server: ThreadServer, browser: Any) -> None:
+    p = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = p.page
+    page.goto(f"{server.base}/#seed=11")
+    page.wait_for_selector("#agent option", state="attached")
+    page.select_option("#agent", AI_LEVEL)
+    page.fill("#rounds", "1")
+    page.fill("#player-name", "Hana")
+    page.click("#start")
+    page.wait_for_selector("#bottom-hand .card")
+    game = game_id(page)
+    play_one_round(p, server, game)
+    live = server.app.state.hub.rooms[game]
+    deadline = time.monotonic() + 20
+    while not live.finished_stored:  # the record is stored as the match ends
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    room = live.room
+    opponent = room.seats[1].name
+    mine, theirs = room.match.scores
+
+    page.goto(f"{server.base}/stats")
+    page.wait_for_selector("body[data-ready]")
+    assert page.input_value("#s-name") == "Hana"
+    assert page.locator("#s-content").is_visible()
+    tiles = page.locator("#s-totals").inner_text()
+    assert "Games\n1" in tiles
+    rows = page.locator("#s-games li")
+    assert rows.count() == 1
+    line = rows.first.inner_text()
+    assert f"vs {opponent}" in line and f"{mine}–{theirs}" in line
+    result = "Draw" if room.match.winner is None else ("Win" if room.match.winner == 0 else "Loss")
+    assert result in line
+    # Charts are inline SVG with an accessible name; one bar for the one game.
+    assert page.locator("#s-points-chart svg[role=img] rect.bar").count() == 1
+    assert page.locator("#s-opponent-chart svg[role=img]").count() == 1
+    assert opponent in page.locator("#s-opponent-table").inner_text()
+    assert "nintendo" in page.locator("#s-rules-table").inner_text()
+    p.shot("20-stats")
+
+    # A phone's width: nothing wider than the screen.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(100)
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide at 390 px"
+    p.shot("21-stats-phone")
+
+    # The replay link opens this game's replay with this browser's device key.
+    page.click("#s-games li a.replay-link")
+    page.wait_for_selector("#viewer:not([hidden])")
+    assert f"#mine={game}" in page.url
+    steps = int(page.get_attribute("#r-slider", "max") or "0")
+    assert steps >= len(room.match.actions)
+    page.keyboard.press("End")
+    assert "Round 1 over" in page.locator("#r-events").inner_text()
+    p.close()

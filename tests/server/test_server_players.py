@@ -1,0 +1,213 @@
+"""Players without accounts: device keys, linked seats, statistics and replays.
+
+Storage on SQLite (and PostgreSQL when KOIKOI_TEST_DATABASE_URL is set), then the
+``/api/players/...`` requests through the app.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from test_server_protocol import connect, new_game
+from test_server_storage import make_game
+
+from koikoi.engine import Match
+from koikoi.record import GameRecord
+from koikoi.rules import get_rules
+from koikoi.server.players import PlayerStore, key_hash
+from koikoi.server.storage import Storage
+from koikoi.stats import game_line
+
+
+def device_key() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def finished_record(seed: int, players: list[str]) -> GameRecord:
+    m = Match(get_rules("nintendo").replace(game__rounds=2), seed=seed)
+    while not m.is_over:
+        m.apply(m.legal_ids()[-1])
+    return GameRecord.from_match(m, players=players, created="2024-01-01T00:00:00Z")
+
+
+# ------------------------------------------------------------------- storage
+
+
+def test_player_store(any_db_url: str) -> None:
+    store = Storage(any_db_url)
+    try:
+        players = PlayerStore(store)
+        me, other = key_hash(device_key()), key_hash(device_key())
+        assert players.find_player(me) is None
+        alice = players.ensure_player(me, "Alice")
+        assert alice.name == "Alice" and alice.games == 0
+        assert players.ensure_player(me, None) == alice  # no name: the name is kept
+        renamed = players.ensure_player(me, "Ally")
+        assert renamed.id == alice.id and renamed.name == "Ally"
+        bob = players.ensure_player(other, "")
+        assert bob.id != alice.id
+
+        games = [make_game(store, seed=s) for s in (1, 2, 3)]
+        assert players.link(alice.id, games[0].id, 0) is None
+        assert players.link(alice.id, games[0].id, 0) is None  # again: nothing changes
+        assert players.link(bob.id, games[0].id, 0) == "seat"  # someone else's seat
+        assert players.link(alice.id, games[0].id, 1) == "game"  # both seats of one game
+        assert players.link(bob.id, games[0].id, 1) is None
+        assert players.link(alice.id, games[1].id, 1) is None
+        assert players.link(alice.id, games[2].id, 0) is None
+        assert players.find_player(me).games == 3  # type: ignore[union-attr]
+        assert players.linked_seat(alice.id, games[1].id) == 1
+        assert players.linked_seat(bob.id, games[1].id) is None
+
+        # Only finished games with a record count, oldest first.
+        assert players.finished_games(alice.id) == []
+        rec1 = finished_record(1, ["Ally", "Bob"])
+        store.finish_game(games[0].id, rec1.to_json(), rec1.scores, rec1.winner)
+        rec2 = finished_record(2, ["AI (Casual)", "Ally"])
+        store.finish_game(games[1].id, rec2.to_json(), rec2.scores, rec2.winner)
+        mine = players.finished_games(alice.id)
+        assert [(g, seat) for g, seat, _, _ in mine] == [(games[0].id, 0), (games[1].id, 1)]
+        assert mine[0][2] <= mine[1][2]
+        assert [g for g, *_ in players.finished_games(alice.id, limit=1)] == [games[1].id]
+        theirs = players.finished_games(bob.id)
+        assert [(g, seat) for g, seat, _, _ in theirs] == [(games[0].id, 1)]
+    finally:
+        store.dispose()
+
+
+# ----------------------------------------------------------------------- API
+
+
+def play_out(client: TestClient, token: str, seat: int) -> None:
+    """Play ``seat``'s first legal action until the match is over (the AI moves)."""
+    ws, ctx = connect(client, token, "human")
+    try:
+        state = ws.log[1]
+        while not state["over"]:
+            v = state["view"]
+            if v["current"] == seat and v["legal"]:
+                ws.send({"type": "act", "action": v["legal"][0]["id"], "seq": state["seq"]})
+            state = ws.recv_type("state", timeout=20)
+    finally:
+        ctx.__exit__(None, None, None)
+
+
+def ai_game(client: TestClient, key: str, seed: int, **body: Any) -> dict[str, Any]:
+    g = new_game(client, mode="ai", agent="greedy", seed=seed, rounds=1, **body)
+    r = client.post("/api/players/games", json={"key": key, "game": g["game"], "token": g["token"]})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"type": "linked", "game": g["game"], "seat": g["seat"]}
+    return g
+
+
+def test_statistics_of_a_key_are_its_own(client: TestClient) -> None:
+    mine, theirs = device_key(), device_key()
+    r = client.post("/api/players/me", json={"key": mine, "name": "  Aiko  "})
+    assert r.json() == {"type": "player", "name": "Aiko", "games": 0}
+    g1 = ai_game(client, mine, seed=3)
+    g2 = ai_game(client, mine, seed=4, seat=1, rules="koikoi-japan")
+    g3 = ai_game(client, theirs, seed=5)
+    unfinished = ai_game(client, mine, seed=6)
+    for g in (g1, g2, g3):
+        play_out(client, g["token"], g["seat"])
+
+    stats = client.post("/api/players/stats", json={"key": mine})
+    assert stats.status_code == 200, stats.text
+    data = stats.json()
+    assert data["name"] == "Aiko"
+    summary = data["summary"]
+    assert summary["total"]["games"] == 2
+    listed = [g["game_id"] for g in summary["games"]]
+    assert listed == [g1["game"], g2["game"]]  # oldest first; not theirs, not unfinished
+    assert unfinished["game"] not in listed and g3["game"] not in listed
+    assert {b["name"] for b in summary["by_rules"]} == {"nintendo", "koikoi-japan"}
+    assert [b["name"] for b in summary["by_opponent"]] == ["AI (greedy)"]
+    # Each line is koikoi.stats' view of the stored record from the linked seat.
+    for g, line in zip((g1, g2), summary["games"], strict=True):
+        rec = client.post(f"/api/games/{g['game']}/record", json={"token": g["token"]})
+        from koikoi.record import load_record
+
+        expected = game_line(load_record(rec.text), g["seat"]).to_dict()
+        assert {k: line[k] for k in expected} == expected
+        assert line["seat"] == g["seat"] and line["finished_at"] > 0
+
+    other = client.post("/api/players/stats", json={"key": theirs}).json()
+    assert [g["game_id"] for g in other["summary"]["games"]] == [g3["game"]]
+
+    # Replays: of the key's own finished games only.
+    replay = client.post("/api/players/replay", json={"key": mine, "game": g1["game"]})
+    assert replay.status_code == 200 and replay.json()["frames"]
+    assert replay.json()["seat"] == g1["seat"]
+    refused = client.post("/api/players/replay", json={"key": theirs, "game": g1["game"]})
+    assert refused.status_code == 404 and refused.json()["code"] == "not_found"
+    early = client.post("/api/players/replay", json={"key": mine, "game": unfinished["game"]})
+    assert early.status_code == 409 and early.json()["code"] == "not_finished"
+
+
+def test_links_need_the_seat_token(client: TestClient) -> None:
+    key, other = device_key(), device_key()
+    g = new_game(client, mode="friend", seed=1)
+    j = client.post("/api/join", json={"invite": g["invite"]}).json()
+
+    def link(k: str, game: str, token: str) -> Any:
+        return client.post("/api/players/games", json={"key": k, "game": game, "token": token})
+
+    watch = link(key, g["game"], g["watch"])
+    assert watch.status_code == 404 and watch.json()["code"] == "unknown_token"
+    other_game = new_game(client, mode="friend", seed=2)
+    wrong = link(key, other_game["game"], g["token"])
+    assert wrong.status_code == 404 and "not a seat token of that game" in wrong.json()["message"]
+    assert link(key, g["game"], g["token"]).status_code == 200
+    taken = link(other, g["game"], g["token"])
+    assert taken.status_code == 409 and taken.json()["code"] == "already_linked"
+    both = link(key, g["game"], j["token"])
+    assert both.status_code == 409 and "other seat" in both.json()["message"]
+    assert link(other, g["game"], j["token"]).json()["seat"] == j["seat"]
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "words"),
+    [
+        ({}, "missing_field", "'key'"),
+        ({"key": "short"}, "bad_field", "device key"),
+        ({"key": "x" * 129}, "bad_field", "32 to 128"),
+        ({"key": "a b" * 20}, "bad_field", "URL-safe"),
+        ({"key": 12345}, "bad_field", "device key"),
+        ({"key": "k" * 43, "token": "t" * 43}, "unexpected_field", "no field 'token'"),
+        ({"key": "k" * 43}, "unknown_player", "play a game in this browser first"),
+    ],
+)
+def test_bad_keys_are_refused_clearly(
+    client: TestClient, body: dict[str, Any], code: str, words: str
+) -> None:
+    r = client.post("/api/players/stats", json=body)
+    assert r.status_code == (404 if code == "unknown_player" else 400)
+    data = r.json()
+    assert data["type"] == "error" and data["code"] == code and words in data["message"]
+
+
+def test_bad_player_requests_change_nothing(client: TestClient) -> None:
+    key = device_key()
+    r = client.post("/api/players/me", json={"key": key, "name": "n" * 41})
+    assert r.status_code == 413 and r.json()["code"] == "too_large"
+    assert client.post("/api/players/stats", json={"key": key}).json()["code"] == "unknown_player"
+    r = client.post("/api/players/replay", json={"key": key})
+    assert r.status_code == 400 and r.json()["code"] == "missing_field"
+    r = client.post("/api/players/replay", json={"key": key, "game": "../x"})
+    assert r.status_code == 400 and "game id" in r.json()["message"]
+    r = client.post("/api/players/games", json={"key": key, "game": "abc", "token": "no"})
+    assert r.status_code == 400 and "token" in r.json()["message"]
+    assert client.post("/api/players/stats", json={"key": key}).json()["code"] == "unknown_player"
+    empty = client.post("/api/players/me", json={"key": key}).json()
+    assert empty == {"type": "player", "name": "", "games": 0}
+    stats = client.post("/api/players/stats", json={"key": key}).json()
+    assert stats["summary"]["total"]["games"] == 0 and stats["summary"]["games"] == []
+
+
+def test_the_stats_page_is_served(client: TestClient) -> None:
+    r = client.get("/stats")
+    assert r.status_code == 200 and "stats.js" in r.text
+    assert "script-src 'self'" in r.headers["content-security-policy"]
