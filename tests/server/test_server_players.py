@@ -81,6 +81,18 @@ def test_player_store(any_db_url: str) -> None:
 # ----------------------------------------------------------------------- API
 
 
+def wait_stored(client: TestClient, game: str) -> None:
+    """Until the finished game's result is stored (it is stored after the last state
+    is sent)."""
+    import time
+
+    live = client.app.state.hub.rooms[game]  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 20
+    while not live.finished_stored:
+        assert time.monotonic() < deadline, "the finished game was never stored"
+        time.sleep(0.02)
+
+
 def play_out(client: TestClient, token: str, seat: int) -> None:
     """Play ``seat``'s first legal action until the match is over (the AI moves)."""
     ws, ctx = connect(client, token, "human")
@@ -113,6 +125,7 @@ def test_statistics_of_a_key_are_its_own(client: TestClient) -> None:
     unfinished = ai_game(client, mine, seed=6)
     for g in (g1, g2, g3):
         play_out(client, g["token"], g["seat"])
+        wait_stored(client, g["game"])
 
     stats = client.post("/api/players/stats", json={"key": mine})
     assert stats.status_code == 200, stats.text
@@ -211,3 +224,124 @@ def test_the_stats_page_is_served(client: TestClient) -> None:
     r = client.get("/stats")
     assert r.status_code == 200 and "stats.js" in r.text
     assert "script-src 'self'" in r.headers["content-security-policy"]
+
+
+# --------------------------------------------------------- lobby and ratings
+
+
+def expected_ratings(winner: int | None) -> tuple[float, float]:
+    """Both sides' ratings after one game from the start rating (seat 0, seat 1)."""
+    from koikoi.ratings import Rating, update
+
+    s0 = 0.5 if winner is None else float(winner == 0)
+    return (
+        update(Rating(), [(Rating(), s0)]).rating,
+        update(Rating(), [(Rating(), 1 - s0)]).rating,
+    )
+
+
+def board(client: TestClient, rules: str = "nintendo") -> dict[str, dict[str, Any]]:
+    r = client.get(f"/api/leaderboard?rules={rules}")
+    assert r.status_code == 200, r.text
+    return {p["name"]: p for p in r.json()["players"]}
+
+
+def test_a_game_against_the_ai_rates_both_sides_once(client: TestClient) -> None:
+    key = device_key()
+    client.post("/api/players/me", json={"key": key, "name": "Rin"})
+    g = ai_game(client, key, seed=8)
+    play_out(client, g["token"], g["seat"])
+    wait_stored(client, g["game"])
+    room = client.app.state.hub.rooms[g["game"]].room  # type: ignore[attr-defined]
+    mine, ai = expected_ratings(room.match.winner)
+    rows = board(client)
+    assert rows["Rin"]["games"] == 1 and rows["Rin"]["kind"] == "human"
+    assert rows["Rin"]["rating"] == pytest.approx(mine, abs=0.05)
+    assert rows["AI (greedy)"]["rating"] == pytest.approx(ai, abs=0.05)
+    assert rows["AI (greedy)"]["kind"] == "ai" and rows["AI (greedy)"]["games"] == 1
+    assert rows["Rin"]["rd"] < 350
+    # Every AI level is on the board, unrated ones at the start rating.
+    assert rows["AI (Expert)"]["games"] == 0 and rows["AI (Expert)"]["rating"] == 1500
+    assert client.get("/api/leaderboard?rules=leaflet").json()["players"][0]["games"] == 0
+    # Rated once: the hook does nothing the second time.
+    service = client.app.state.players  # type: ignore[attr-defined]
+    with service.store.engine.begin() as conn:
+        assert service.store.rate_game(conn, g["game"]) is False
+    assert board(client)["Rin"]["games"] == 1
+    bad = client.get("/api/leaderboard?rules=nope")
+    assert bad.status_code == 400 and "allowed" in bad.json()["message"]
+
+
+def play_both(client: TestClient, tokens: dict[int, str]) -> None:
+    """Both seats connected; whoever is to act plays its first legal action."""
+    socks = {}
+    ctxs = []
+    try:
+        for seat, token in tokens.items():
+            ws, ctx = connect(client, token, f"seat {seat}")
+            socks[seat] = ws
+            ctxs.append(ctx)
+        last = {seat: ws.log[1] for seat, ws in socks.items()}
+        while not last[0]["over"]:
+            cur = last[0]["view"]["current"]
+            mine = last[cur]
+            socks[cur].send(
+                {"type": "act", "action": mine["view"]["legal"][0]["id"], "seq": mine["seq"]}
+            )
+            for seat, ws in socks.items():
+                last[seat] = ws.recv_type("state", timeout=20)
+    finally:
+        for ctx in ctxs:
+            ctx.__exit__(None, None, None)
+
+
+def test_quick_match_pairs_players_who_want_the_same_rules(client: TestClient) -> None:
+    a, b, c = device_key(), device_key(), device_key()
+
+    def quick(key: str, **body: Any) -> dict[str, Any]:
+        r = client.post("/api/lobby/quick", json={"key": key, **body})
+        assert r.status_code == 200, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    assert quick(a, rules="nintendo", rounds=1, name="Aoi")["type"] == "waiting"
+    assert quick(b, rules="nintendo", rounds=2, name="Ben")["type"] == "waiting"  # other rounds
+    assert quick(a, rules="nintendo", rounds=1)["type"] == "waiting"  # asking again: still
+    second = quick(c, rules="nintendo", rounds=1, name="Chie")
+    assert second["type"] == "matched" and second["seat"] == 1 and second["opponent"] == "Aoi"
+    first = quick(a, rules="nintendo", rounds=1)
+    assert first["type"] == "matched" and first["game"] == second["game"]
+    assert first["seat"] == 0 and first["opponent"] == "Chie"
+    assert first["token"] != second["token"]
+    assert client.post("/api/lobby/leave", json={"key": b}).json()["was_waiting"] is True
+    room = client.app.state.hub.rooms[first["game"]].room  # type: ignore[attr-defined]
+    assert room.rules.game.rounds == 1 and room.mode == "friend"
+    assert [s.name for s in room.seats] == ["Aoi", "Chie"]
+
+    play_both(client, {0: first["token"], 1: second["token"]})
+    wait_stored(client, first["game"])
+    r0, r1 = expected_ratings(room.match.winner)
+    rows = board(client)
+    assert rows["Aoi"]["rating"] == pytest.approx(r0, abs=0.05)
+    assert rows["Chie"]["rating"] == pytest.approx(r1, abs=0.05)
+    assert rows["Aoi"]["games"] == rows["Chie"]["games"] == 1
+    # The game is in both players' statistics.
+    for key in (a, c):
+        stats = client.post("/api/players/stats", json={"key": key}).json()
+        assert [g["game_id"] for g in stats["summary"]["games"]] == [first["game"]]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"rules": "nope"}, "rules must be a preset"),
+        ({"rules": "nintendo", "rounds": 0}, "rounds must be an integer from 1 to 12"),
+        ({"rules": "nintendo", "rounds": True}, "rounds must be an integer"),
+        ({}, "the field 'rules'"),
+    ],
+)
+def test_bad_quick_match_requests_are_refused(
+    client: TestClient, body: dict[str, Any], words: str
+) -> None:
+    r = client.post("/api/lobby/quick", json={"key": device_key(), **body})
+    assert r.status_code == 400 and words in r.json()["message"]

@@ -55,6 +55,7 @@ from koikoi.server.players import (
     PlayerService,
     parse_key_request,
     parse_link_request,
+    parse_quick_request,
 )
 from koikoi.server.protocol import (
     ERROR_CODES,
@@ -518,6 +519,39 @@ async def api_player_replay(request: Request) -> Response:
         return _error(exc, request)
 
 
+async def api_lobby_quick(request: Request) -> Response:
+    """Quick match: wait for, or pair with, a player who wants the same rule set."""
+    try:
+        _rate(request, "player")
+        req = parse_quick_request(await _json_body(request))
+        return _ok(await _players(request).quick(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_lobby_leave(request: Request) -> Response:
+    """Stop waiting for a quick match."""
+    try:
+        _rate(request, "player")
+        req = parse_key_request(await _json_body(request))
+        return _ok(await _players(request).leave(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_leaderboard(request: Request) -> Response:
+    """The Glicko-2 ratings of one rule set (``?rules=``, default nintendo)."""
+    rules = request.query_params.get("rules", "nintendo")
+    try:
+        if rules not in PRESET_NAMES:
+            raise ProtocolError(
+                "bad_field", f"rules must be a preset: allowed {', '.join(PRESET_NAMES)}"
+            )
+        return _ok(await _players(request).leaderboard(rules))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
 # ------------------------------------------------------------- WebSocket
 
 
@@ -674,7 +708,7 @@ def create_app(
         store = storage if storage is not None else Storage(url)
         hub = Hub(store, config if config is not None else ServerConfig.from_env())
         app.state.hub = hub
-        app.state.players = PlayerService(store)
+        app.state.players = PlayerService(store, hub)
         await hub.start()
         try:
             yield
@@ -686,6 +720,7 @@ def create_app(
         Route("/keeper", _page("keeper.html")),
         Route("/replay", _page("replay.html")),
         Route("/stats", _page("stats.html")),
+        Route("/lobby", _page("lobby.html")),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Route("/api/config", api_config),
@@ -701,6 +736,9 @@ def create_app(
         Route("/api/players/games", api_player_link, methods=["POST"]),
         Route("/api/players/stats", api_player_stats, methods=["POST"]),
         Route("/api/players/replay", api_player_replay, methods=["POST"]),
+        Route("/api/lobby/quick", api_lobby_quick, methods=["POST"]),
+        Route("/api/lobby/leave", api_lobby_leave, methods=["POST"]),
+        Route("/api/leaderboard", api_leaderboard),
         Route("/cards/{name}.svg", card_svg),
         WebSocketRoute("/ws", ws_endpoint),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),

@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -32,21 +33,32 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.to_thread
 from sqlalchemy import Float, ForeignKey, Integer, String, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from koikoi.errors import KoiKoiError
+from koikoi.opponents import LEVEL_CHOICES
+from koikoi.ratings import Rating
+from koikoi.ratings import update as rating_update
 from koikoi.record import record_from_dict
+from koikoi.rules import PRESET_NAMES
 from koikoi.server.logs import LOGGER_NAME, log_event
-from koikoi.server.protocol import MAX_NAME_CHARS, ProtocolError, valid_token
+from koikoi.server.protocol import (
+    MAX_NAME_CHARS,
+    JoinRequest,
+    NewGameRequest,
+    ProtocolError,
+    valid_token,
+)
 from koikoi.server.records import replay_frames
-from koikoi.server.rooms import token_hash
-from koikoi.server.storage import Base, GameRow, Storage
+from koikoi.server.rooms import agent_name, token_hash
+from koikoi.server.storage import Base, GameRow, SeatRow, Storage
 from koikoi.stats import GameLine, game_line, summarize_lines
 
 __all__ = [
@@ -63,6 +75,9 @@ __all__ = [
     "parse_link_request",
     "valid_key",
 ]
+
+if TYPE_CHECKING:
+    from koikoi.server.hub import Hub
 
 log = logging.getLogger(LOGGER_NAME)
 
@@ -98,6 +113,38 @@ class PlayerGameRow(Base):
         String(32), ForeignKey("players.id", ondelete="CASCADE"), index=True
     )
     linked_at: Mapped[float] = mapped_column(Float)
+
+
+class RatingRow(Base):
+    """A Glicko-2 rating of a player (``player:<id>``) or an AI level (``ai:<agent>``)
+    under one rule set."""
+
+    __tablename__ = "ratings"
+
+    subject: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rules: Mapped[str] = mapped_column(String(120), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class RatedGameRow(Base):
+    """A game whose result is in the ratings (each game is rated once)."""
+
+    __tablename__ = "rated_games"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    rated_at: Mapped[float] = mapped_column(Float)
+
+
+_TABLES: Final = ("players", "player_games", "ratings", "rated_games")
 
 
 def key_hash(key: str) -> str:
@@ -189,6 +236,48 @@ def parse_link_request(body: object) -> LinkRequest:
     return LinkRequest(str(data["key"]), game, str(data["token"]), _name(data))
 
 
+@dataclass(frozen=True, slots=True)
+class QuickRequest:
+    """``POST /api/lobby/quick``: the device key, a preset and optionally the rounds."""
+
+    key: str
+    rules: str
+    rounds: int | None = None
+    name: str | None = None
+
+
+def parse_quick_request(body: object) -> QuickRequest:
+    """Validate ``{"key", "rules", ["rounds"], ["name"]}``: ``rules`` a preset name,
+    ``rounds`` 1 to 12."""
+    data = _fields(body, ("key", "rules", "rounds", "name"), ("key", "rules"))
+    rules = data["rules"]
+    if rules not in PRESET_NAMES:
+        raise ProtocolError(
+            "bad_field", f"rules must be a preset: allowed {', '.join(PRESET_NAMES)}"
+        )
+    rounds = data.get("rounds")
+    if rounds is not None and (
+        not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 12
+    ):
+        raise ProtocolError("bad_field", "rounds must be an integer from 1 to 12")
+    return QuickRequest(str(data["key"]), str(rules), rounds, _name(data))
+
+
+@dataclass(slots=True)
+class Waiting:
+    """A player waiting for a quick match: what they want, when they last asked."""
+
+    player: PlayerData
+    want: tuple[str, int | None]
+    seen: float
+
+
+WAIT_SECONDS: Final = 20.0
+"""A waiting player who has not asked again for this long leaves the queue."""
+MATCHED_SECONDS: Final = 120.0
+"""How long a match waits for its first player to collect it."""
+
+
 # ------------------------------------------------------------------- storage
 
 
@@ -207,8 +296,7 @@ class PlayerStore:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.engine = storage.engine
-        tables = [Base.metadata.tables["players"], Base.metadata.tables["player_games"]]
-        Base.metadata.create_all(self.engine, tables=tables)
+        Base.metadata.create_all(self.engine, tables=[Base.metadata.tables[t] for t in _TABLES])
 
     def find_player(self, digest: str) -> PlayerData | None:
         """The player of a key hash, or None."""
@@ -319,6 +407,136 @@ class PlayerStore:
             ).first()
         return None if row is None else int(row.seat)
 
+    # ------------------------------------------------------------- ratings
+
+    def rate_game(self, conn: Connection, game_id: str) -> bool:
+        """:meth:`_rate_game` in a savepoint: a rating that cannot be updated is logged and
+        left out, and never costs the game's result."""
+        try:
+            with conn.begin_nested():
+                return self._rate_game(conn, game_id)
+        except Exception as exc:
+            log_event(log, "rating failed", logging.ERROR, game=game_id, error=type(exc).__name__)
+            return False
+
+    def _rate_game(self, conn: Connection, game_id: str) -> bool:
+        """Rate a finished game, inside the transaction that stores its result
+        (:attr:`Storage.finish_hooks`): each side's Glicko-2 rating under the game's
+        rule set is updated with this one game against the other side's rating before
+        it. Rated: games whose two seats are linked players or an AI level. Each game
+        is rated once. Returns whether this call rated it."""
+        game = conn.execute(
+            select(GameRow.rules_name, GameRow.winner, GameRow.status).where(GameRow.id == game_id)
+        ).first()
+        if game is None or game.status != "finished":
+            return False
+        if conn.execute(
+            select(RatedGameRow.game_id).where(RatedGameRow.game_id == game_id)
+        ).first():
+            return False
+        subjects: dict[int, str] = {}
+        for seat_row in conn.execute(
+            select(SeatRow.seat, SeatRow.kind, SeatRow.agent).where(SeatRow.game_id == game_id)
+        ):
+            if seat_row.kind == "ai" and seat_row.agent:
+                subjects[int(seat_row.seat)] = f"ai:{seat_row.agent}"
+        for link in conn.execute(
+            select(PlayerGameRow.seat, PlayerGameRow.player_id).where(
+                PlayerGameRow.game_id == game_id
+            )
+        ):
+            subjects.setdefault(int(link.seat), f"player:{link.player_id}")
+        if set(subjects) != {0, 1}:
+            return False
+        rules = str(game.rules_name)
+        before = {seat: self._rating(conn, subject, rules) for seat, subject in subjects.items()}
+        now = time.time()
+        conn.execute(insert(RatedGameRow), {"game_id": game_id, "rated_at": now})
+        for seat, subject in subjects.items():
+            score = 0.5 if game.winner is None else (1.0 if game.winner == seat else 0.0)
+            old, row = before[seat]
+            new = rating_update(old, [(before[1 - seat][0], score)])
+            values = {
+                "rating": new.rating,
+                "rd": new.rd,
+                "volatility": new.volatility,
+                "games": (row.games if row else 0) + 1,
+                "wins": (row.wins if row else 0) + (score == 1.0),
+                "losses": (row.losses if row else 0) + (score == 0.0),
+                "draws": (row.draws if row else 0) + (score == 0.5),
+                "updated_at": now,
+            }
+            if row is None:
+                conn.execute(insert(RatingRow), {"subject": subject, "rules": rules, **values})
+            else:
+                conn.execute(
+                    update(RatingRow)
+                    .where(RatingRow.subject == subject, RatingRow.rules == rules)
+                    .values(values)
+                )
+        return True
+
+    @staticmethod
+    def _rating(conn: Connection, subject: str, rules: str) -> tuple[Rating, Any]:
+        row = conn.execute(
+            select(RatingRow).where(RatingRow.subject == subject, RatingRow.rules == rules)
+        ).first()
+        if row is None:
+            return Rating(), None
+        return Rating(float(row.rating), float(row.rd), float(row.volatility)), row
+
+    def leaderboard(self, rules: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The rated players and AI levels of a rule set, highest rating first; every AI
+        level is listed, unrated ones at the start rating."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(RatingRow, PlayerRow.name)
+                .outerjoin(PlayerRow, RatingRow.subject == "player:" + PlayerRow.id)
+                .where(RatingRow.rules == rules)
+                .order_by(RatingRow.rating.desc())
+                .limit(limit)
+            ).all()
+        out: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for row in rows:
+            kind, _, ident = str(row.subject).partition(":")
+            seen.add(str(row.subject))
+            out.append(
+                {
+                    "name": agent_name(ident) if kind == "ai" else (row.name or "?"),
+                    "kind": "ai" if kind == "ai" else "human",
+                    "rating": round(float(row.rating), 1),
+                    "rd": round(float(row.rd), 1),
+                    "games": int(row.games),
+                    "wins": int(row.wins),
+                    "losses": int(row.losses),
+                    "draws": int(row.draws),
+                }
+            )
+        start = Rating()
+        for choice in LEVEL_CHOICES:
+            if f"ai:{choice.agent}" not in seen:
+                out.append(
+                    {
+                        "name": agent_name(choice.agent),
+                        "kind": "ai",
+                        "rating": start.rating,
+                        "rd": start.rd,
+                        "games": 0,
+                        "wins": 0,
+                        "losses": 0,
+                        "draws": 0,
+                    }
+                )
+        out.sort(key=lambda e: (-e["rating"], -e["games"], e["name"]))
+        return out
+
+    def rated_rules(self) -> list[str]:
+        """The rule sets that have ratings."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(RatingRow.rules).distinct().order_by(RatingRow.rules)).all()
+        return [str(r.rules) for r in rows]
+
 
 # ------------------------------------------------------------------- service
 
@@ -346,9 +564,15 @@ def _lines(games: list[tuple[str, int, float, str]]) -> tuple[list[GameLine], li
 class PlayerService:
     """The ``/api/players/...`` requests: authenticate the key, then read or link."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, hub: Hub | None = None) -> None:
+        self.hub = hub
+        self._waiting: dict[str, Waiting] = {}
+        self._matched: dict[str, tuple[float, dict[str, Any]]] = {}
+        self._lobby_lock = asyncio.Lock()
         self.store = PlayerStore(storage)
         self._limiter = anyio.CapacityLimiter(4)
+        if self.store.rate_game not in storage.finish_hooks:
+            storage.finish_hooks.append(self.store.rate_game)
 
     async def _db(self, fn: Any, *args: Any) -> Any:
         try:
@@ -432,3 +656,90 @@ class PlayerService:
         data["game"] = game
         data["seat"] = seat
         return data
+
+    # -------------------------------------------------------------- lobby
+
+    def _expire(self, now: float) -> None:
+        for pid in [p for p, w in self._waiting.items() if now - w.seen > WAIT_SECONDS]:
+            del self._waiting[pid]
+        for pid in [p for p, (at, _) in self._matched.items() if now - at > MATCHED_SECONDS]:
+            del self._matched[pid]
+
+    async def quick(self, req: QuickRequest) -> dict[str, Any]:
+        """Quick match: pair the key's player with another waiting for the same rule set
+        (preset and rounds), or wait. Ask again (about every second) while waiting: the
+        answer is ``waiting`` until a partner comes, then ``matched`` with the game, the
+        seat and its token (once)."""
+        if self.hub is None:  # pragma: no cover - the app always passes its hub
+            raise ProtocolError("server_error", "the lobby is not running")
+        player: PlayerData = await self._db(self.store.ensure_player, key_hash(req.key), req.name)
+        now = time.monotonic()
+        async with self._lobby_lock:
+            self._expire(now)
+            done = self._matched.pop(player.id, None)
+            if done is not None:
+                return done[1]
+            want = (req.rules, req.rounds)
+            partner = next(
+                (w for w in self._waiting.values() if w.want == want and w.player.id != player.id),
+                None,
+            )
+            if partner is None:
+                self._waiting[player.id] = Waiting(player, want, now)
+                position = list(self._waiting).index(player.id) + 1
+                return {
+                    "type": "waiting",
+                    "rules": req.rules,
+                    "rounds": req.rounds,
+                    "waiting": position,
+                }
+            del self._waiting[partner.player.id]
+            self._waiting.pop(player.id, None)
+        created = await self.hub.create_game(
+            NewGameRequest(
+                mode="friend",
+                agent=None,
+                rules=req.rules,
+                house_rules=None,
+                rounds=req.rounds,
+                seat=0,
+                name=partner.player.name,
+                seed=None,
+            ),
+            "lobby",
+        )
+        joined = await self.hub.join(JoinRequest(created["invite"], player.name))
+        game = str(created["game"])
+        await self._db(self.store.link, partner.player.id, game, int(created["seat"]))
+        await self._db(self.store.link, player.id, game, int(joined["seat"]))
+        log_event(log, "quick match", game=game, rules=req.rules, rounds=req.rounds)
+        common = {"type": "matched", "game": game, "rules": created["rules"], "mode": "friend"}
+        async with self._lobby_lock:
+            self._matched[partner.player.id] = (
+                time.monotonic(),
+                {
+                    **common,
+                    "seat": created["seat"],
+                    "token": created["token"],
+                    "opponent": player.name,
+                },
+            )
+        return {
+            **common,
+            "seat": joined["seat"],
+            "token": joined["token"],
+            "opponent": partner.player.name,
+        }
+
+    async def leave(self, req: KeyRequest) -> dict[str, Any]:
+        """Stop waiting for a quick match."""
+        player = await self._player(req.key)
+        async with self._lobby_lock:
+            was = self._waiting.pop(player.id, None) is not None
+        return {"type": "left", "was_waiting": was}
+
+    async def leaderboard(self, rules: str) -> dict[str, Any]:
+        """The ratings of a rule set (every AI level included), and the rated rule sets."""
+        rows = await self._db(self.store.leaderboard, rules)
+        rated = await self._db(self.store.rated_rules)
+        return {"type": "leaderboard", "rules": rules, "players": rows, "rated_rules": rated}
