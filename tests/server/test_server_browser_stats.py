@@ -111,3 +111,83 @@ def test_statistics_after_a_game(server: ThreadServer, browser: Any) -> None:
     page.keyboard.press("End")
     assert "Round 1 over" in page.locator("#r-events").inner_text()
     p.close()
+
+
+def test_quick_match_then_both_ratings_on_the_leaderboard(
+    server: ThreadServer, browser: Any
+) -> None:
+    pages = {}
+    for seat, name in ((0, "Aoi"), (1, "Chie")):
+        p = Page(browser, viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+        p.page.goto(f"{server.base}/lobby")
+        p.page.wait_for_selector("body[data-ready]")
+        assert p.page.locator("#lb-table tbody tr").count() >= 8  # the AI levels
+        p.page.fill("#q-name", name)
+        p.page.select_option("#q-rules", "nintendo")
+        p.page.select_option("#q-rounds", "1")
+        p.page.click("#q-start")
+        if seat == 0:
+            p.page.wait_for_function(
+                "() => document.getElementById('q-status').textContent.includes('Waiting')"
+            )
+            assert p.page.locator("#q-cancel").is_visible()
+            p.shot("22-lobby-waiting")
+        pages[seat] = p
+    for p in pages.values():
+        p.page.wait_for_selector("#bottom-hand .card")
+    game = game_id(pages[0].page)
+    assert game_id(pages[1].page) == game
+    room = hub_room(server, game)
+    assert [s.name for s in room.seats] == ["Aoi", "Chie"] and room.rules.game.rounds == 1
+
+    deadline = time.monotonic() + 90
+    while not room.is_over:
+        assert time.monotonic() < deadline
+        seat = room.match.current
+        page = pages[seat].page
+        seq = room.seq
+        page.wait_for_function(
+            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
+            arg=seq,
+        )
+        dismiss_round_dialog(pages[seat], {"round": True})
+        if room.match.phase is Phase.DECIDE:
+            page.wait_for_selector("#koikoi-dialog[open]")
+            page.click("#stop-btn")
+        elif room.match.phase is Phase.TAKE:
+            page.locator("#field button.card.target").first.click()
+        else:
+            page.locator("#bottom-hand button.card.playable").first.click()
+            if page.locator("#field button.card.target").count():
+                page.locator("#field button.card.target").first.click()
+        while room.seq == seq:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    live = server.app.state.hub.rooms[game]
+    while not live.finished_stored:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    winner = room.match.winner
+    for seat, p in pages.items():
+        page = p.page
+        page.goto(f"{server.base}/lobby")
+        page.wait_for_selector("body[data-ready]")
+        table = page.locator("#lb-table")
+        for who, name in ((0, "Aoi"), (1, "Chie")):
+            row = table.locator("tbody tr", has_text=name)
+            assert row.count() == 1
+            cells = row.locator("td").all_inner_texts()
+            rating, games = int(cells[1]), int(cells[3])
+            assert games == 1
+            if winner is None:
+                assert rating == 1500
+            elif winner == who:
+                assert rating > 1500
+            else:
+                assert rating < 1500
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, f"the lobby is {width} px wide at 390 px"
+        if seat == 0:
+            p.shot("23-leaderboard")
+        p.close()
