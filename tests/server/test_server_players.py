@@ -47,7 +47,7 @@ def test_player_store(any_db_url: str) -> None:
         assert players.ensure_player(me, None) == alice  # no name: the name is kept
         renamed = players.ensure_player(me, "Ally")
         assert renamed.id == alice.id and renamed.name == "Ally"
-        bob = players.ensure_player(other, "")
+        bob = players.ensure_player(other, "Bob")
         assert bob.id != alice.id
 
         games = [make_game(store, seed=s) for s in (1, 2, 3)]
@@ -64,6 +64,7 @@ def test_player_store(any_db_url: str) -> None:
 
         # Only finished games with a record count, oldest first.
         assert players.finished_games(alice.id) == []
+        store.finish_hooks.append(players.rate_game)  # as the app does
         rec1 = finished_record(1, ["Ally", "Bob"])
         store.finish_game(games[0].id, rec1.to_json(), rec1.scores, rec1.winner)
         rec2 = finished_record(2, ["AI (Casual)", "Ally"])
@@ -74,6 +75,14 @@ def test_player_store(any_db_url: str) -> None:
         assert [g for g, *_ in players.finished_games(alice.id, limit=1)] == [games[1].id]
         theirs = players.finished_games(bob.id)
         assert [(g, seat) for g, seat, _, _ in theirs] == [(games[0].id, 1)]
+        # The first game had both seats linked: rated, in the finishing transaction; the
+        # second had one seat linked and no AI: not rated.
+        board = {row["name"]: row for row in players.leaderboard("nintendo")}
+        r0, r1 = expected_ratings(rec1.winner)
+        assert board["Ally"]["rating"] == pytest.approx(r0, abs=0.05)
+        assert board["Bob"]["rating"] == pytest.approx(r1, abs=0.05)
+        assert board["Ally"]["games"] == board["Bob"]["games"] == 1
+        assert players.rated_rules() == ["nintendo"]
     finally:
         store.dispose()
 
@@ -345,3 +354,29 @@ def test_bad_quick_match_requests_are_refused(
 ) -> None:
     r = client.post("/api/lobby/quick", json={"key": device_key(), **body})
     assert r.status_code == 400 and words in r.json()["message"]
+
+
+def test_a_rating_that_fails_never_costs_the_result(
+    any_db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Storage(any_db_url)
+    try:
+        players = PlayerStore(store)
+        store.finish_hooks.append(players.rate_game)
+        a = players.ensure_player(key_hash(device_key()), "A")
+        b = players.ensure_player(key_hash(device_key()), "B")
+        game = make_game(store, seed=4)
+        players.link(a.id, game.id, 0)
+        players.link(b.id, game.id, 1)
+
+        def broken(conn: Any, game_id: str) -> bool:
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(players, "_rate_game", broken)
+        rec = finished_record(4, ["A", "B"])
+        store.finish_game(game.id, rec.to_json(), rec.scores, rec.winner)
+        assert store.get_record(game.id) == rec.to_json()
+        names = {row["name"] for row in players.leaderboard("nintendo")}
+        assert "A" not in names and "B" not in names  # not rated
+    finally:
+        store.dispose()
