@@ -543,6 +543,7 @@ async def api_leaderboard(request: Request) -> Response:
     """The Glicko-2 ratings of one rule set (``?rules=``, default nintendo)."""
     rules = request.query_params.get("rules", "nintendo")
     try:
+        _rate(request, "player")
         if rules not in PRESET_NAMES:
             raise ProtocolError(
                 "bad_field", f"rules must be a preset: allowed {', '.join(PRESET_NAMES)}"
