@@ -64,3 +64,12 @@ def test_bad_ratings_and_tau_are_refused() -> None:
         Rating(float("nan"))
     with pytest.raises(InvalidInputError, match="tau must be a positive number"):
         update(Rating(), [], tau=0)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import koikoi.ratings
+
+    failures, _ = doctest.testmod(koikoi.ratings)
+    assert failures == 0

@@ -218,3 +218,12 @@ def test_summary_round_trips_to_plain_data() -> None:
     assert data["games"][0]["rules"] == m.rules.name
     assert data["by_rules"][0]["name"] == m.rules.name
     assert data["total"]["games"] == 1
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import koikoi.stats
+
+    failures, _ = doctest.testmod(koikoi.stats)
+    assert failures == 0

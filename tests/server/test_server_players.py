@@ -380,3 +380,12 @@ def test_a_rating_that_fails_never_costs_the_result(
         assert "A" not in names and "B" not in names  # not rated
     finally:
         store.dispose()
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import koikoi.server.players
+
+    failures, _ = doctest.testmod(koikoi.server.players)
+    assert failures == 0
