@@ -51,6 +51,12 @@ from koikoi.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
 from koikoi.server import catalog
 from koikoi.server.hub import CLOSE, Connection, ConnectionRefused, Hub, ServerConfig
 from koikoi.server.logs import LOGGER_NAME, fault_fields, log_event
+from koikoi.server.players import (
+    PlayerService,
+    parse_key_request,
+    parse_link_request,
+    parse_quick_request,
+)
 from koikoi.server.protocol import (
     ERROR_CODES,
     MAX_MESSAGE_BYTES,
@@ -97,6 +103,8 @@ _STATUS: Final[dict[str, int]] = {
     "not_found": 404,
     "method_not_allowed": 405,
     "invite_used": 409,
+    "unknown_player": 404,
+    "already_linked": 409,
     "not_finished": 409,
     "rate_limited": 429,
     "server_error": 503,
@@ -468,6 +476,88 @@ async def api_score(request: Request) -> Response:
     )
 
 
+# --------------------------------------------------------------- players
+
+
+def _players(request: Request) -> PlayerService:
+    service: PlayerService = request.app.state.players
+    return service
+
+
+async def api_player_me(request: Request) -> Response:
+    """Register a device key (first time) or change the display name."""
+    try:
+        _rate(request, "player")
+        req = parse_key_request(await _json_body(request), name=True)
+        return _ok(await _players(request).me(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_player_link(request: Request) -> Response:
+    """Link a seat (proved by its token) to the device key's player."""
+    try:
+        _rate(request, "player")
+        req = parse_link_request(await _json_body(request))
+        return _ok(await _players(request).link(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_player_stats(request: Request) -> Response:
+    """The device key's player's statistics and finished games."""
+    try:
+        _rate(request, "player")
+        req = parse_key_request(await _json_body(request))
+        return _ok(await _players(request).stats(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_player_replay(request: Request) -> Response:
+    """Replay frames of one of the device key's player's finished games."""
+    try:
+        _rate(request, "record")
+        req = parse_key_request(await _json_body(request), game=True)
+        return _ok(await _players(request).replay(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_lobby_quick(request: Request) -> Response:
+    """Quick match: wait for, or pair with, a player who wants the same rule set."""
+    try:
+        _rate(request, "player")
+        req = parse_quick_request(await _json_body(request))
+        return _ok(await _players(request).quick(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_lobby_leave(request: Request) -> Response:
+    """Stop waiting for a quick match."""
+    try:
+        _rate(request, "player")
+        req = parse_key_request(await _json_body(request))
+        return _ok(await _players(request).leave(req))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
+async def api_leaderboard(request: Request) -> Response:
+    """The Glicko-2 ratings of one rule set (``?rules=``, default nintendo)."""
+    rules = request.query_params.get("rules", "nintendo")
+    try:
+        _rate(request, "player")
+        if rules not in PRESET_NAMES:
+            raise ProtocolError(
+                "bad_field", f"rules must be a preset: allowed {', '.join(PRESET_NAMES)}"
+            )
+        return _ok(await _players(request).leaderboard(rules))
+    except ProtocolError as exc:
+        return _error(exc, request)
+
+
 # ------------------------------------------------------------- WebSocket
 
 
@@ -624,6 +714,7 @@ def create_app(
         store = storage if storage is not None else Storage(url)
         hub = Hub(store, config if config is not None else ServerConfig.from_env())
         app.state.hub = hub
+        app.state.players = PlayerService(store, hub)
         await hub.start()
         try:
             yield
@@ -634,6 +725,8 @@ def create_app(
         Route("/", _page("index.html")),
         Route("/keeper", _page("keeper.html")),
         Route("/replay", _page("replay.html")),
+        Route("/stats", _page("stats.html")),
+        Route("/lobby", _page("lobby.html")),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Route("/api/config", api_config),
@@ -645,6 +738,13 @@ def create_app(
         Route("/api/games/{game}/replay", api_game_replay, methods=["POST"]),
         Route("/api/replay", api_replay_upload, methods=["POST"]),
         Route("/api/score", api_score, methods=["POST"]),
+        Route("/api/players/me", api_player_me, methods=["POST"]),
+        Route("/api/players/games", api_player_link, methods=["POST"]),
+        Route("/api/players/stats", api_player_stats, methods=["POST"]),
+        Route("/api/players/replay", api_player_replay, methods=["POST"]),
+        Route("/api/lobby/quick", api_lobby_quick, methods=["POST"]),
+        Route("/api/lobby/leave", api_lobby_leave, methods=["POST"]),
+        Route("/api/leaderboard", api_leaderboard),
         Route("/cards/{name}.svg", card_svg),
         WebSocketRoute("/ws", ws_endpoint),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),

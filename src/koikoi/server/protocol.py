@@ -105,6 +105,9 @@ ERROR_CODES: Final[dict[str, str]] = {
     "method_not_allowed": "this path does not take this HTTP method",
     "not_finished": "the game is not finished yet",
     "bad_record": "the record cannot be read or replayed",
+    "unknown_player": "no player has this device key",
+    "already_linked": "the seat is already linked to another player, or the player holds the "
+    "other seat",
     "server_error": "the server could not complete the request (its database is not "
     "answering, it is stopping, or an unexpected fault); nothing was changed; try again",
 }

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -40,7 +40,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
 
@@ -202,6 +202,9 @@ class Storage:
         Base.metadata.create_all(self.engine)
         # A plain Core insert (the hot path: one per batch of actions).
         self._insert_action = insert(Base.metadata.tables["actions"])
+        self.finish_hooks: list[Callable[[Connection, str], object]] = []
+        """Called as ``hook(connection, game_id)`` inside :meth:`finish_game`'s transaction
+        (the players' ratings are updated with the game's result, or not at all)."""
 
     @property
     def is_sqlite(self) -> bool:
@@ -322,6 +325,8 @@ class Storage:
                     updated_at=now,
                 )
             )
+            for hook in self.finish_hooks:
+                hook(conn, game_id)
 
     # --------------------------------------------------------------- reads
 

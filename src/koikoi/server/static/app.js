@@ -74,6 +74,7 @@
 
   function setupHome() {
     const cfg = KK.config;
+    $("player-name").value = KK.playerName();
     for (const a of cfg.agents) {
       $("agent").append(el("option", {
         value: a.agent,
@@ -125,6 +126,7 @@
     if (rounds) body.rounds = Number(rounds);
     const name = $("player-name").value.trim();
     if (name) body.name = name;
+    KK.setPlayerName(name);
     const house = $("house-rules").value;
     if ($("house-details").open && house.trim()) body.house_rules = house;
     const seed = KK.hashParams().seed;
@@ -142,6 +144,7 @@
         invite: res.invite || null,
         created: Date.now(),
       });
+      await KK.linkGame(res.game, res.token);
       location.hash = `game=${res.game}`;
     } catch (err) {
       $("new-error").textContent = err.message;
@@ -183,8 +186,11 @@
     // Drop the invite from the address bar and history: it works once.
     history.replaceState(null, "", "/#");
     try {
-      const res = await KK.post("/api/join", { invite });
+      const body = { invite };
+      if (KK.playerName()) body.name = KK.playerName();
+      const res = await KK.post("/api/join", body);
       KK.saveGame(res.game, { token: res.token, seat: res.seat, mode: "friend", created: Date.now() });
+      await KK.linkGame(res.game, res.token);
       location.hash = `game=${res.game}`;
     } catch (err) {
       showMessage(err.code === "invite_used"

@@ -256,6 +256,41 @@ const KK = (() => {
     localStorage.setItem(STORE, JSON.stringify(all));
   }
 
+  /* The player without an account: a random device key made once per browser and kept
+     in localStorage ("koikoi.deviceKey"). The server stores only its hash; the key opens
+     this browser's statistics and history (/stats), so it is never shown or shared. */
+  const KEY_STORE = "koikoi.deviceKey";
+  const NAME_STORE = "koikoi.playerName";
+  function deviceKey() {
+    let key = null;
+    try { key = localStorage.getItem(KEY_STORE); } catch (_) { /* storage blocked */ }
+    if (key && /^[A-Za-z0-9_-]{32,128}$/.test(key)) return key;
+    const bytes = new Uint8Array(32);
+    crypto.getRandomValues(bytes);
+    key = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    try { localStorage.setItem(KEY_STORE, key); } catch (_) { /* kept for this page only */ }
+    return key;
+  }
+  function playerName() {
+    try { return localStorage.getItem(NAME_STORE) || ""; } catch (_) { return ""; }
+  }
+  function setPlayerName(name) {
+    try { localStorage.setItem(NAME_STORE, name); } catch (_) { /* ignore */ }
+  }
+  /* Link a seat (its token proves it) to this browser's player, so the finished game
+     counts in /stats. Failures are ignored: the game itself goes on. */
+  async function linkGame(game, token) {
+    const body = { key: deviceKey(), game, token };
+    const name = playerName();
+    if (name) body.name = name;
+    try {
+      await post("/api/players/games", body);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
   function hashParams() {
     const out = {};
     const text = location.hash.replace(/^#/, "");
@@ -394,6 +429,7 @@ const KK = (() => {
     describeEvent,
     loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, yakuTable, multiplierName,
     groupByKind, KIND_LABEL, kindLabel, post, games, saveGame, forgetGame, hashParams, parseAction,
+    deviceKey, playerName, setPlayerName, linkGame,
     reduceMotion, sleep, toast, settlementView, points,
     t, tn, td, applyI18n, setLanguage, LANGS, cardLabel,
     get lang() { return lang; },

@@ -34,6 +34,15 @@
 
   async function fromHash() {
     const p = KK.hashParams();
+    if (p.mine) {
+      // A game from /stats: this browser's device key opens its player's own games.
+      try {
+        start(await KK.post("/api/players/replay", { key: KK.deviceKey(), game: p.mine }));
+      } catch (err) {
+        $("r-error").textContent = err.message;
+      }
+      return;
+    }
     if (!p.game) return;
     const saved = KK.games()[p.game];
     if (!saved || !saved.token) {

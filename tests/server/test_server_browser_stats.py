@@ -1,0 +1,193 @@
+"""The statistics page in real headless Chromium: a quick game against the AI, then /stats
+counts and lists it, draws its charts, fits a phone's width and opens its replay.
+
+Skipped when /usr/bin/chromium or Playwright is missing; no browser is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from test_server_browser import (  # the module's fixtures and helpers
+    AI_LEVEL,
+    Page,
+    ThreadServer,
+    browser,
+    dismiss_round_dialog,
+    game_id,
+    hub_room,
+    server,
+)
+
+from koikoi.engine import Phase
+
+__all__ = ["browser", "server"]  # fixtures, imported for pytest
+
+
+def play_one_round(p: Page, server: ThreadServer, game: str) -> None:
+    """Seat 0 plays its first playable card (first capture), and stops when asked."""
+    page = p.page
+    room = hub_room(server, game)
+    deadline = time.monotonic() + 90
+    while not room.is_over:
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if room.match.current != 0:
+            time.sleep(0.02)
+            continue
+        seq = room.seq
+        page.wait_for_function(
+            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
+            arg=seq,
+        )
+        dismiss_round_dialog(p, {"round": True})
+        if room.match.phase is Phase.DECIDE:
+            page.wait_for_selector("#koikoi-dialog[open]")
+            page.click("#stop-btn")
+        elif room.match.phase is Phase.TAKE:
+            page.locator("#field button.card.target").first.click()
+        else:
+            page.locator("#bottom-hand button.card.playable").first.click()
+            if page.locator("#field button.card.target").count():
+                page.locator("#field button.card.target").first.click()
+        while room.seq == seq:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+
+
+def test_statistics_after_a_game(server: ThreadServer, browser: Any) -> None:
+    p = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    page = p.page
+    page.goto(f"{server.base}/#seed=11")
+    page.wait_for_selector("#agent option", state="attached")
+    page.select_option("#agent", AI_LEVEL)
+    page.fill("#rounds", "1")
+    page.fill("#player-name", "Hana")
+    page.click("#start")
+    page.wait_for_selector("#bottom-hand .card")
+    game = game_id(page)
+    play_one_round(p, server, game)
+    live = server.app.state.hub.rooms[game]
+    deadline = time.monotonic() + 20
+    while not live.finished_stored:  # the record is stored as the match ends
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    room = live.room
+    opponent = room.seats[1].name
+    mine, theirs = room.match.scores
+
+    page.goto(f"{server.base}/stats")
+    page.wait_for_selector("body[data-ready]")
+    assert page.input_value("#s-name") == "Hana"
+    assert page.locator("#s-content").is_visible()
+    tiles = page.locator("#s-totals").inner_text()
+    assert "Games\n1" in tiles
+    rows = page.locator("#s-games li")
+    assert rows.count() == 1
+    line = rows.first.inner_text()
+    assert f"vs {opponent}" in line and f"{mine}–{theirs}" in line
+    result = "Draw" if room.match.winner is None else ("Win" if room.match.winner == 0 else "Loss")
+    assert result in line
+    # Charts are inline SVG with an accessible name; one bar for the one game.
+    assert page.locator("#s-points-chart svg[role=img] rect.bar").count() == 1
+    assert page.locator("#s-opponent-chart svg[role=img]").count() == 1
+    assert opponent in page.locator("#s-opponent-table").inner_text()
+    assert "nintendo" in page.locator("#s-rules-table").inner_text()
+    p.shot("20-stats")
+
+    # A phone's width: nothing wider than the screen.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(100)
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide at 390 px"
+    p.shot("21-stats-phone")
+
+    # The replay link opens this game's replay with this browser's device key.
+    page.click("#s-games li a.replay-link")
+    page.wait_for_selector("#viewer:not([hidden])")
+    assert f"#mine={game}" in page.url
+    steps = int(page.get_attribute("#r-slider", "max") or "0")
+    assert steps >= len(room.match.actions)
+    page.keyboard.press("End")
+    assert "Round 1 over" in page.locator("#r-events").inner_text()
+    p.close()
+
+
+def test_quick_match_then_both_ratings_on_the_leaderboard(
+    server: ThreadServer, browser: Any
+) -> None:
+    pages = {}
+    for seat, name in ((0, "Aoi"), (1, "Chie")):
+        p = Page(browser, viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+        p.page.goto(f"{server.base}/lobby")
+        p.page.wait_for_selector("body[data-ready]")
+        assert p.page.locator("#lb-table tbody tr").count() >= 8  # the AI levels
+        p.page.fill("#q-name", name)
+        p.page.select_option("#q-rules", "nintendo")
+        p.page.select_option("#q-rounds", "1")
+        p.page.click("#q-start")
+        if seat == 0:
+            p.page.wait_for_function(
+                "() => document.getElementById('q-status').textContent.includes('Waiting')"
+            )
+            assert p.page.locator("#q-cancel").is_visible()
+            p.shot("22-lobby-waiting")
+        pages[seat] = p
+    for p in pages.values():
+        p.page.wait_for_selector("#bottom-hand .card")
+    game = game_id(pages[0].page)
+    assert game_id(pages[1].page) == game
+    room = hub_room(server, game)
+    assert [s.name for s in room.seats] == ["Aoi", "Chie"] and room.rules.game.rounds == 1
+
+    deadline = time.monotonic() + 90
+    while not room.is_over:
+        assert time.monotonic() < deadline
+        seat = room.match.current
+        page = pages[seat].page
+        seq = room.seq
+        page.wait_for_function(
+            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
+            arg=seq,
+        )
+        dismiss_round_dialog(pages[seat], {"round": True})
+        if room.match.phase is Phase.DECIDE:
+            page.wait_for_selector("#koikoi-dialog[open]")
+            page.click("#stop-btn")
+        elif room.match.phase is Phase.TAKE:
+            page.locator("#field button.card.target").first.click()
+        else:
+            page.locator("#bottom-hand button.card.playable").first.click()
+            if page.locator("#field button.card.target").count():
+                page.locator("#field button.card.target").first.click()
+        while room.seq == seq:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+    live = server.app.state.hub.rooms[game]
+    while not live.finished_stored:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    winner = room.match.winner
+    for seat, p in pages.items():
+        page = p.page
+        page.goto(f"{server.base}/lobby")
+        page.wait_for_selector("body[data-ready]")
+        table = page.locator("#lb-table")
+        for who, name in ((0, "Aoi"), (1, "Chie")):
+            row = table.locator("tbody tr", has_text=name)
+            assert row.count() == 1
+            cells = row.locator("td").all_inner_texts()
+            rating, games = int(cells[1]), int(cells[3])
+            assert games == 1
+            if winner is None:
+                assert rating == 1500
+            elif winner == who:
+                assert rating > 1500
+            else:
+                assert rating < 1500
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, f"the lobby is {width} px wide at 390 px"
+        if seat == 0:
+            p.shot("23-leaderboard")
+        p.close()
