@@ -5,11 +5,15 @@ by action, with both hands face up (a record is reviewed with full
 information). The record is checked as it is replayed
 (:func:`koikoi.record.iter_steps`); a record that does not replay is an error
 before the screen opens.
+
+Each step is told in words by :class:`koikoi.narrate.Narrator` (the same words
+as the web replay page), each settlement explained, and, with an analysis of
+the record (``--analysis``, or one the record carries), the mistakes marked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -21,9 +25,9 @@ from textual.widgets import Footer, Static
 
 from koikoi.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.errors import RecordError
+from koikoi.narrate import Mistake, Narrator, settled_in
 from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.tui.cardtext import pile_text
-from koikoi.tui.controller import narrate
 from koikoi.tui.widgets import CardRow, TooSmall
 
 __all__ = ["ReplayApp", "ReplayScreen", "load_steps", "run_replay", "step_text"]
@@ -47,38 +51,34 @@ def _names(record: GameRecord) -> tuple[str, str]:
     return (a, b)
 
 
-def step_text(step: ReplayStep, names: tuple[str, str]) -> Text:
-    """What a step did, in words (its events), with any settlement explained."""
+def step_text(step: ReplayStep, names: tuple[str, str], mistake: Mistake | None = None) -> Text:
+    """What a step did, in words, with any mistake marked and any settlement explained."""
+    narrator = Narrator(names)
     text = Text()
     lines: list[tuple[str, str]] = []
     if step.action is not None:
         lines.append((f"{names[step.action.player]}: {step.action.action}", "bold"))
-    elif step.index == 0:
-        lines.append(("The first deal.", "bold"))
-    else:
-        lines.append(("A new deal.", "bold"))
-    total = sum(1 for e in step.history if e.kind == "round_over")
-    for i, event in enumerate(step.events):
-        if event.kind == "hand":
-            continue
-        if event.kind == "round_over":
-            after = sum(1 for e in step.events[i + 1 :] if e.kind == "round_over")
-            k = total - after
-            settlement = step.settlements[k - 1] if 0 < k <= len(step.settlements) else None
-            if settlement is not None:
-                explained = settlement.explain()
-                for p in (0, 1):
-                    explained = explained.replace(f"Player {p}", names[p])
-                lines.extend((line, "green") for line in explained.splitlines())
-            continue
-        line = narrate(event, names, you=0 if names[0] == "You" else None)
-        if line:
-            lines.append((line, ""))
+    if mistake is not None:
+        lines.append((narrator.mistake(mistake), "bold red"))
+    lines.extend((line, "") for line in narrator.step(step))
+    for settlement in settled_in(step):
+        lines.extend((line, "green") for line in narrator.settlement(settlement))
     for i, (line, style) in enumerate(lines):
         if i:
             text.append("\n")
         text.append(line, style)
     return text
+
+
+def _action_numbers(steps: Sequence[ReplayStep]) -> list[int]:
+    """For each step, the number of its action in the record (1-based; 0 for a deal)."""
+    out = []
+    number = 0
+    for step in steps:
+        if step.kind == "action":
+            number += 1
+        out.append(number if step.kind == "action" else 0)
+    return out
 
 
 class ReplayScreen(Screen[None]):
@@ -109,11 +109,18 @@ class ReplayScreen(Screen[None]):
         Binding("escape", "app.quit", show=False),
     ]
 
-    def __init__(self, record: GameRecord, steps: Sequence[ReplayStep]) -> None:
+    def __init__(
+        self,
+        record: GameRecord,
+        steps: Sequence[ReplayStep],
+        mistakes: Mapping[int, Mistake] | None = None,
+    ) -> None:
         super().__init__()
         self.record = record
         self.steps = list(steps)
         self.index = 0
+        self.mistakes = dict(mistakes or {})
+        self.numbers = _action_numbers(self.steps)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="rp-status")
@@ -166,7 +173,8 @@ class ReplayScreen(Screen[None]):
             label += f" · drawn card waiting for a choice: {CODES[v.drawn]}"
         self.query_one("#rp-field-label", Static).update(label)
         self.query_one("#rp-field", CardRow).set_cards(card_list(v.field))
-        self.query_one("#rp-step-text", Static).update(step_text(step, names))
+        mistake = self.mistakes.get(self.numbers[self.index])
+        self.query_one("#rp-step-text", Static).update(step_text(step, names, mistake))
 
     def action_step(self, delta: int) -> None:
         new = max(0, min(len(self.steps) - 1, self.index + delta))
@@ -203,21 +211,32 @@ class ReplayApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", priority=True, show=False),
     ]
 
-    def __init__(self, record: GameRecord, steps: Sequence[ReplayStep] | None = None) -> None:
+    def __init__(
+        self,
+        record: GameRecord,
+        steps: Sequence[ReplayStep] | None = None,
+        mistakes: Mapping[int, Mistake] | None = None,
+    ) -> None:
         super().__init__()
         self.record = record
         self.steps = list(steps) if steps is not None else load_steps(record)
+        self.mistakes = dict(mistakes or {})
 
     def on_mount(self) -> None:
-        self.push_screen(ReplayScreen(self.record, self.steps))
+        self.push_screen(ReplayScreen(self.record, self.steps, self.mistakes))
 
 
-def run_replay(record: GameRecord) -> int:
+def run_replay(record: GameRecord, mistakes: Mapping[int, Mistake] | None = None) -> int:
     """Open the replay viewer on ``record``; returns the exit status.
+
+    Args:
+        record: the game record.
+        mistakes: the mistakes to mark, by action number
+            (:func:`koikoi.narrate.mistakes_from_analysis`).
 
     Raises:
         RecordError: if the record does not replay (before the screen opens).
     """
-    app = ReplayApp(record, load_steps(record))
+    app = ReplayApp(record, load_steps(record), mistakes)
     app.run()
     return int(app.return_code or 0)
