@@ -12,6 +12,7 @@
 
   async function main() {
     await KK.loadConfig();
+    KK.applyI18n(document);
     const list = $("r-games");
     for (const [id, g] of Object.entries(KK.games())) {
       if (!g.token) continue;
