@@ -126,6 +126,33 @@ def test_each_event_is_told_in_words(event: Event, expected: str) -> None:
     assert line is not None and expected in line
 
 
+@pytest.mark.parametrize(("event", "expected"), EXAMPLES, ids=lambda x: getattr(x, "kind", ""))
+def test_the_player_named_you_is_told_in_the_second_person(event: Event, expected: str) -> None:
+    """The terminal game's records name the human "You": "You play ...", not "You plays"."""
+    narrator = Narrator(("You", "AI"), "en")
+    assert narrator.you == 0
+    line = narrator.event(event)
+    assert line is not None
+    for wrong in (
+        "You plays",
+        "You draws",
+        "You lays",
+        "You takes",
+        "You calls",
+        "You stops",
+        "You holds",
+        "You now holds",
+        "You wins",
+        "You deals",
+        "You leads",
+    ):
+        assert wrong not in line
+    if event.player == 0 and event.kind not in ("first_dealer",):
+        assert "You " in line or "you " in line, line
+    third = Narrator(("Aiko", "Ben"), "en", you=None).event(event)
+    assert third is not None and expected in third
+
+
 def test_every_event_kind_of_the_engine_is_narrated() -> None:
     """A new event kind in the engine fails here until the narrator tells it."""
     kinds = _engine_event_kinds()
@@ -152,6 +179,18 @@ def test_a_move_and_its_draw_make_one_sentence(record: GameRecord) -> None:
         assert f"; {who} draws {Card(draws[0].card).code} " in lines[0]
     for step in steps:
         assert narrator.step(step), f"step {step.index} has no words"
+
+
+def test_a_move_of_you_reads_as_one_sentence() -> None:
+    events = [
+        Event("play", 0, Card.CHERRY_CURTAIN, parse_cards("3L 3P1")),
+        Event("draw", 0, Card.SUSUKI_GEESE, 0),
+    ]
+    assert Narrator(("You", "AI"), "en").events(events) == [
+        "You play 3L Cherry Curtain and capture 3P1; you draw 8A Susuki grass Geese, "
+        "which matches nothing, and lay it on the field."
+    ]
+    assert Narrator(("You", "AI"), "ja").events(events)[0].startswith("あなたは3L 桜を出して")
 
 
 def test_the_words_are_japanese_in_japanese(record: GameRecord) -> None:

@@ -89,14 +89,21 @@ class Narrator:
         lang: ``"en"`` or ``"ja"``; ``None``: the language in use
             (:func:`koikoi.i18n.language`). The web server passes the page's
             language, so requests in different languages do not interfere.
+        you: the player told in the second person ("You play ..."); by default
+            the one named ``"You"`` (the terminal game's records), if any.
     """
 
-    def __init__(self, names: Sequence[str], lang: str | None = None) -> None:
+    def __init__(
+        self, names: Sequence[str], lang: str | None = None, *, you: int | None = -1
+    ) -> None:
         if len(names) != 2:
             raise InvalidInputError(f"a replay has two players, not {len(names)}")
         self.names = (str(names[0]), str(names[1]))
         self.lang = language() if lang is None else lang
         self._catalog = catalog(self.lang)
+        if you == -1:
+            you = self.names.index("You") if self.names.count("You") == 1 else None
+        self.you = you
 
     # ------------------------------------------------------------ language
 
@@ -138,16 +145,31 @@ class Narrator:
 
     # -------------------------------------------------------------- events
 
+    def _you(self, player: int | None) -> bool:
+        return self.you is not None and player == self.you
+
     def _play(self, event: Event) -> str:
-        who = self.who(event.player)
+        p = event.player
+        you = self._you(p)
+        who = self.who(p)
         card = event.card if event.card is not None else 0
         what = self.card(card)
-        if event.data.get("discard"):
-            return self.t("{who} lays {card} on the field without capturing", who=who, card=what)
         got = event.cards & ~(1 << card)
+        if event.data.get("discard"):
+            if you:
+                return self.t("You lay {card} on the field without capturing", card=what)
+            return self.t("{who} lays {card} on the field without capturing", who=who, card=what)
         if got:
+            if you:
+                return self.t(
+                    "You play {card} and capture {cards}", card=what, cards=self.cards(got)
+                )
             return self.t(
                 "{who} plays {card} and captures {cards}", who=who, card=what, cards=self.cards(got)
+            )
+        if you:
+            return self.t(
+                "You play {card}, which matches nothing, and lay it on the field", card=what
             )
         return self.t(
             "{who} plays {card}, which matches nothing, and lays it on the field",
@@ -156,20 +178,37 @@ class Narrator:
         )
 
     def _draw(self, event: Event) -> str:
-        who = self.who(event.player)
+        p = event.player
+        you = self._you(p)
+        who = self.who(p)
         card = event.card if event.card is not None else 0
         what = self.card(card)
+        got = event.cards & ~(1 << card)
         if "choice" in event.data:
+            choice = " ".join(str(c) for c in event.data["choice"])
+            if you:
+                return self.t(
+                    "You draw {card}, which matches {cards}: a capture to choose",
+                    card=what,
+                    cards=choice,
+                )
             return self.t(
                 "{who} draws {card}, which matches {cards}: a capture to choose",
                 who=who,
                 card=what,
-                cards=" ".join(str(c) for c in event.data["choice"]),
+                cards=choice,
             )
-        got = event.cards & ~(1 << card)
         if got:
+            if you:
+                return self.t(
+                    "You draw {card} and capture {cards}", card=what, cards=self.cards(got)
+                )
             return self.t(
                 "{who} draws {card} and captures {cards}", who=who, card=what, cards=self.cards(got)
+            )
+        if you:
+            return self.t(
+                "You draw {card}, which matches nothing, and lay it on the field", card=what
             )
         return self.t(
             "{who} draws {card}, which matches nothing, and lays it on the field",
@@ -177,59 +216,88 @@ class Narrator:
             card=what,
         )
 
+    def _round_start(self, data: Mapping[str, Any]) -> str:
+        month = int(data.get("month", 1))
+        name = MONTH_NAMES_JA[month - 1].split()[0] if self.lang == "ja" else MONTH_NAMES[month - 1]
+        where = {"round": data.get("round", "?"), "month": month, "name": name}
+        dealer, leader = data.get("dealer"), data.get("leader")
+        if self._you(dealer):
+            line = self.t("Round {round}, month {month} ({name}): you deal.", **where)
+        else:
+            line = self.t(
+                "Round {round}, month {month} ({name}): {dealer} deals.",
+                dealer=self.who(dealer),
+                **where,
+            )
+        if leader != dealer:
+            lead = (
+                self.t("You lead.")
+                if self._you(leader)
+                else self.t("{who} leads.", who=self.who(leader))
+            )
+            line += " " + lead
+        return line
+
     def event(self, event: Event) -> str | None:
         """One event as a sentence; ``None`` for events told elsewhere (hands are on
         the board, a round's end is its settlement: :meth:`settlement`)."""
         kind = event.kind
         data = event.data
-        who = self.who(event.player)
+        p = event.player
+        who = self.who(p)
+        you = self._you(p)
         if kind == "play":
             return self.t("{move}.", move=self._play(event))
         if kind == "draw":
             return self.t("{move}.", move=self._draw(event))
         if kind == "take":
             card = event.card if event.card is not None else 0
+            got = self.cards(event.cards & ~(1 << card))
+            if you:
+                return self.t(
+                    "You take {cards} with the drawn {card}.", cards=got, card=self.card(card)
+                )
             return self.t(
                 "{who} takes {cards} with the drawn {card}.",
                 who=who,
-                cards=self.cards(event.cards & ~(1 << card)),
+                cards=got,
                 card=self.card(card),
             )
         if kind == "yaku":
+            total = int(data.get("total", 0))
+            if you:
+                return self.tn(
+                    "You now hold yaku worth {n} point.",
+                    "You now hold yaku worth {n} points.",
+                    total,
+                )
             return self.tn(
                 "{who} now holds yaku worth {n} point.",
                 "{who} now holds yaku worth {n} points.",
-                int(data.get("total", 0)),
+                total,
                 who=who,
             )
         if kind == "koikoi":
             calls = int(data.get("calls", 1))
             if calls == 1:
+                if you:
+                    return self.t("You call koi-koi and play on.")
                 return self.t("{who} calls koi-koi and plays on.", who=who)
+            if you:
+                return self.t("You call koi-koi again (call {calls}).", calls=calls)
             return self.t("{who} calls koi-koi again (call {calls}).", who=who, calls=calls)
         if kind == "stop":
             if data.get("automatic"):
+                if you:
+                    return self.t("You stop: no koi-koi is possible now.")
                 return self.t("{who} stops: no koi-koi is possible now.", who=who)
+            if you:
+                return self.t("You stop the round (shōbu).")
             return self.t("{who} stops the round (shōbu).", who=who)
         if kind == "exhausted":
             return self.t("Both hands are played out.")
         if kind == "round_start":
-            month = int(data.get("month", 1))
-            name = (
-                MONTH_NAMES_JA[month - 1].split()[0]
-                if self.lang == "ja"
-                else MONTH_NAMES[month - 1]
-            )
-            line = self.t(
-                "Round {round}, month {month} ({name}): {dealer} deals.",
-                round=data.get("round", "?"),
-                month=month,
-                name=name,
-                dealer=self.who(data.get("dealer")),
-            )
-            if data.get("leader") != data.get("dealer"):
-                line += " " + self.t("{who} leads.", who=self.who(data.get("leader")))
-            return line
+            return self._round_start(data)
         if kind == "first_dealer":
             dealer = self.who(data.get("dealer"))
             if data.get("method") == "draw":
@@ -240,23 +308,35 @@ class Narrator:
         if kind == "instant":
             yaku = str(data.get("yaku", ""))
             english, japanese = YAKU_NAMES.get(yaku, (yaku, yaku))
+            label = japanese if self.lang == "ja" else english
+            points = int(data.get("points", 0))
+            if you:
+                return self.tn(
+                    "You hold an instant hand, {yaku}: {n} point.",
+                    "You hold an instant hand, {yaku}: {n} points.",
+                    points,
+                    yaku=label,
+                )
             return self.tn(
                 "{who} holds an instant hand, {yaku}: {n} point.",
                 "{who} holds an instant hand, {yaku}: {n} points.",
-                int(data.get("points", 0)),
+                points,
                 who=who,
-                yaku=japanese if self.lang == "ja" else english,
+                yaku=label,
             )
         if kind == "match_over":
             scores = data.get("scores", [0, 0])
-            w = event.player
-            if w not in (0, 1) or w is None:
+            if p not in (0, 1) or p is None:
                 return self.t("The match is over: a draw, {a} to {b}.", a=scores[0], b=scores[1])
+            if you:
+                return self.t(
+                    "The match is over: you win {a} to {b}.", a=scores[p], b=scores[1 - p]
+                )
             return self.t(
                 "The match is over: {who} wins {a} to {b}.",
                 who=who,
-                a=scores[w],
-                b=scores[1 - w],
+                a=scores[p],
+                b=scores[1 - p],
             )
         return None
 
@@ -271,7 +351,10 @@ class Narrator:
                 pending = self._play(event)
                 continue
             if event.kind == "draw" and pending is not None:
-                out.append(self.t("{first}; {then}.", first=pending, then=self._draw(event)))
+                then = self._draw(event)
+                if self.lang == "en" and then.startswith("You "):
+                    then = "you " + then[4:]  # mid-sentence
+                out.append(self.t("{first}; {then}.", first=pending, then=then))
                 pending = None
                 continue
             if pending is not None:

@@ -139,7 +139,8 @@ async def test_each_step_is_told_in_words_with_its_mistake_marked(record: GameRe
         who = record.players[steps[1].action.player] if steps[1].action else "?"
         assert f"{who} plays " in text and f"; {who} draws " in text
         assert "Mistake" not in text
-        await pilot.press("right", "right")
+        await pilot.press("m")  # the next mistake
+        assert screen.index == 3
         text = plain(screen.query_one("#rp-step-text"))
         assert "Mistake: −2.5 points; better: stop (shōbu)." in text
         await pilot.press("end")

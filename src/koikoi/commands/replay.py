@@ -128,7 +128,8 @@ def _run_tui(record: GameRecord, mistakes: Mapping[int, Mistake]) -> int:
     run_replay = getattr(module, "run_replay", None)
     if run_replay is None:
         raise CommandError("the terminal replay viewer is not available: install koikoi[tui]")
-    return int(run_replay(record, mistakes) or 0)
+    status = run_replay(record, mistakes) if mistakes else run_replay(record)
+    return int(status or 0)
 
 
 def format_replay(record: GameRecord, match: Match) -> Iterator[str]:

@@ -103,6 +103,8 @@ class ReplayScreen(Screen[None]):
         Binding("pageup", "deal(-1)", "Prev deal"),
         Binding("right_square_bracket", "deal(1)", show=False),
         Binding("left_square_bracket", "deal(-1)", show=False),
+        Binding("m", "mistake(1)", show=False),
+        Binding("M", "mistake(-1)", show=False),
         Binding("home", "jump(0)", "Start"),
         Binding("end", "jump(-1)", "End"),
         Binding("q", "app.quit", "Quit"),
@@ -194,6 +196,17 @@ class ReplayScreen(Screen[None]):
             target = earlier[-1] if earlier else 0
         self.index = target
         self.show()
+
+    def action_mistake(self, delta: int) -> None:
+        """Go to the next (``1``) or previous (``-1``) marked mistake."""
+        i = self.index + delta
+        while 0 <= i < len(self.steps):
+            if self.numbers[i] in self.mistakes:
+                self.index = i
+                self.show()
+                return
+            i += delta
+        self.app.bell()
 
     def action_jump(self, where: int) -> None:
         self.index = where if where >= 0 else len(self.steps) - 1
