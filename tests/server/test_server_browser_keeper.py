@@ -161,8 +161,9 @@ def test_a_three_round_match_on_a_phone(server: ThreadServer, browser: Any) -> N
     # A round the rules refuse (a winner without yaku) is not added and changes nothing.
     _enter(page, "B", "1P1", {})
     page.wait_for_function(
-        "() => document.getElementById('k-pending-line').textContent.includes('no yaku')"
+        "() => document.getElementById('k-pending-line').textContent.startsWith(\"Ben's cards\")"
     )
+    assert "score no yaku" in _text(page, "#k-pending-line")
     page.click("#k-add")
     page.wait_for_function("() => document.getElementById('k-error').textContent !== ''")
     assert "no yaku" in _text(page, "#k-error")

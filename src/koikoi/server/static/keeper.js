@@ -165,6 +165,8 @@
 
   async function addRound() {
     if (sheet && sheet.over) return;
+    clearTimeout(timer);
+    serial++; // a preview still on its way is out of date now
     const candidate = Object.assign({}, state, { played: state.played.concat([report(state.pending)]) });
     try {
       const res = await KK.post("/api/keeper", request(candidate, false));
@@ -173,6 +175,7 @@
       save();
       drawInputs();
       show(res);
+      $("k-setup").open = false;
       KK.toast(KK.t("Round {round} added.", { round: state.played.length }));
       await refresh();
     } catch (err) {
