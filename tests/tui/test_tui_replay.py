@@ -119,3 +119,30 @@ async def test_two_players_of_one_agent_are_told_apart(record: GameRecord) -> No
         assert isinstance(screen, ReplayScreen)
         assert plain(screen.query_one("#rp-p0-label")).startswith("random A — hand")
         assert plain(screen.query_one("#rp-p1-label")).startswith("random B — hand")
+
+
+@pytest.mark.anyio
+async def test_each_step_is_told_in_words_with_its_mistake_marked(record: GameRecord) -> None:
+    from koikoi.narrate import Mistake
+
+    steps = load_steps(record)
+    third = steps[3]
+    assert third.action is not None
+    mistake = Mistake(3, third.action.player, 2.46, third.action.action, "stop")
+    app = ReplayApp(record, mistakes={3: mistake})
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        await pilot.press("right")
+        text = plain(screen.query_one("#rp-step-text"))
+        who = record.players[steps[1].action.player] if steps[1].action else "?"
+        assert f"{who} plays " in text and f"; {who} draws " in text
+        assert "Mistake" not in text
+        await pilot.press("m")  # the next mistake
+        assert screen.index == 3
+        text = plain(screen.query_one("#rp-step-text"))
+        assert "Mistake: −2.5 points; better: stop (shōbu)." in text
+        await pilot.press("end")
+        text = plain(screen.query_one("#rp-step-text"))
+        assert "Round settled" in text and "The match is over: " in text

@@ -71,6 +71,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", default="0", metavar="S", help="search seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--annotate",
+        metavar="OUT",
+        default=None,
+        help=(
+            "also write the record with its analysis inside (meta.analysis) to OUT: "
+            "koikoi replay and the web replay page then mark the mistakes"
+        ),
+    )
+    parser.add_argument(
         "--progress", action="store_true", help="show progress on stderr even when not a terminal"
     )
     parser.set_defaults(func=run)
@@ -88,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
     seed = parse_seed(str(args.seed))
     if (args.record is None) == (args.position is None):
         raise InvalidInputError("give either a RECORD file or --position TEXT (one of them)")
+    if args.annotate is not None and args.record is None:
+        raise InvalidInputError("--annotate goes with a RECORD file (not --position)")
     if args.rules is not None and args.position is None:
         raise InvalidInputError("--rules goes with --position (a record names its own rules)")
     agent: Any = make_agent(args.agent)
@@ -106,6 +117,13 @@ def run(args: argparse.Namespace) -> int:
     )
     if show:
         sys.stderr.write("\n")
+    if args.annotate is not None:
+        import dataclasses
+
+        annotated = dataclasses.replace(
+            record, meta={**record.meta, "analysis": analysis.to_dict(args.top)}
+        )
+        annotated.save(args.annotate)
     if args.json:
         out = analysis.to_dict(args.top)
         out["record"] = args.record

@@ -4,20 +4,25 @@ The record is replayed through the engine (every deal, action and settlement
 checked, see :mod:`koikoi.record`), then printed: round headers with the month
 and the dealer, every play, draw and capture, koi-koi calls and stops, each
 settlement explained, and the final scores. ``--tui`` opens the terminal
-replay viewer instead.
+replay viewer instead. ``--analysis FILE`` (what ``koikoi analyze --json``
+writes) marks the mistakes; a record annotated by ``koikoi analyze --annotate``
+carries its analysis and needs no file.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from koikoi.engine import Event, Match
+    from koikoi.narrate import Mistake
     from koikoi.record import GameRecord
 
-__all__ = ["format_replay", "register", "run"]
+__all__ = ["format_replay", "mistake_lines", "register", "run"]
 
 
 def register(subparsers: Any) -> None:
@@ -35,6 +40,12 @@ def register(subparsers: Any) -> None:
         "--tui", action="store_true", help="open the terminal replay viewer (koikoi[tui])"
     )
     parser.add_argument(
+        "--analysis",
+        metavar="FILE",
+        default=None,
+        help="mark the mistakes found by an analysis of the record (koikoi analyze --json)",
+    )
+    parser.add_argument(
         "--no-seed-check",
         action="store_true",
         help="use the recorded deals without comparing them with the seed's shuffles",
@@ -47,15 +58,63 @@ def run(args: argparse.Namespace) -> int:
     from koikoi.record import load_record, replay
 
     record = load_record(args.file)
+    mistakes = _mistakes(record, args.analysis)
     if args.tui:
-        return _run_tui(record)
+        return _run_tui(record, mistakes)
     match = replay(record, check_seed=not args.no_seed_check)
     for line in format_replay(record, match):
         print(line)
+    if mistakes:
+        print()
+        for line in mistake_lines(record, mistakes):
+            print(line)
     return 0
 
 
-def _run_tui(record: GameRecord) -> int:
+def _mistakes(record: GameRecord, path: str | None) -> dict[int, Mistake]:
+    """The mistakes of the analysis in ``path``, else of the record's own analysis."""
+    from koikoi.errors import InvalidInputError
+    from koikoi.narrate import mistakes_from_analysis, record_analysis
+
+    if path is None:
+        data = record_analysis(record)
+        return mistakes_from_analysis(data, record) if data is not None else {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInputError(f"{path}: cannot read the analysis: {exc.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}: not valid JSON: {exc}") from None
+    try:
+        return mistakes_from_analysis(data, record)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{path}: {exc}") from None
+
+
+def mistake_lines(record: GameRecord, mistakes: Mapping[int, Mistake]) -> Iterator[str]:
+    """The marked mistakes, one line each, in the order played."""
+    from koikoi.i18n import tn
+    from koikoi.narrate import Narrator
+    from koikoi.record import distinct_names
+
+    narrator = Narrator(distinct_names(record.players))
+    yield tn("{n} mistake:", "{n} mistakes:", len(mistakes))
+    for number in sorted(mistakes):
+        m = mistakes[number]
+        entry = record.actions[number - 1]
+        yield "  " + narrator.t(
+            "Round {round}, action {number}, {who} {action}: {mistake}",
+            round=entry.round,
+            number=number,
+            who=narrator.who(m.player),
+            action=m.played,
+            mistake=narrator.mistake(m),
+        )
+
+
+def _run_tui(record: GameRecord, mistakes: Mapping[int, Mistake]) -> int:
     import importlib
 
     from koikoi.cli import CommandError
@@ -69,7 +128,8 @@ def _run_tui(record: GameRecord) -> int:
     run_replay = getattr(module, "run_replay", None)
     if run_replay is None:
         raise CommandError("the terminal replay viewer is not available: install koikoi[tui]")
-    return int(run_replay(record) or 0)
+    status = run_replay(record, mistakes) if mistakes else run_replay(record)
+    return int(status or 0)
 
 
 def format_replay(record: GameRecord, match: Match) -> Iterator[str]:

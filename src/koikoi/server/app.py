@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -44,7 +45,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from koikoi import __version__, i18n
 from koikoi.cards import parse_cards
-from koikoi.errors import KoiKoiError, RulesError
+from koikoi.errors import InvalidInputError, KoiKoiError, RulesError
+from koikoi.keeper import PLAYER_LETTERS, RoundEntry, ScoreSheet, needs_first_dealer
 from koikoi.opponents import LEVEL_CHOICES
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
@@ -61,12 +63,14 @@ from koikoi.server.protocol import (
     ERROR_CODES,
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
+    KeeperRound,
     ProtocolError,
     decode_json,
     encode,
     error_message,
     parse_client_message,
     parse_join,
+    parse_keeper_request,
     parse_new_game,
     parse_score_request,
     parse_token_request,
@@ -412,24 +416,42 @@ async def api_record(request: Request) -> Response:
     )
 
 
+def _replay_language(request: Request) -> str:
+    """The language of a replay's words: the ``lang`` query parameter (default English)."""
+    lang = request.query_params.get("lang", "en")
+    if lang not in i18n.LANGUAGES:
+        allowed = ", ".join(i18n.LANGUAGES)
+        raise ProtocolError("bad_field", f"lang must be one of {allowed}, not {lang[:20]!r}")
+    return lang
+
+
 async def api_game_replay(request: Request) -> Response:
     game_id = str(request.path_params["game"])
     try:
         _rate(request, "record")
+        lang = _replay_language(request)
         req = parse_token_request(await _json_body(request))
-        return _ok(await _hub(request).replay(game_id, req.token))
+        return _ok(await _hub(request).replay(game_id, req.token, lang=lang))
     except ProtocolError as exc:
         return _error(exc, request)
 
 
 async def api_replay_upload(request: Request) -> Response:
+    """Replay frames of an uploaded record: the body is the record, or
+    ``{"record": ..., "analysis": ...}`` (the analysis optional, as ``koikoi analyze
+    --json`` writes it)."""
     try:
         _rate(request, "record")
+        lang = _replay_language(request)
         body = await _json_body(request, MAX_RECORD_BYTES)
-        if isinstance(body, dict) and "record" in body and len(body) == 1:
+        analysis = None
+        if isinstance(body, dict) and "record" in body and set(body) <= {"record", "analysis"}:
+            analysis = body.get("analysis")
             body = body["record"]
         try:
-            data = await anyio.to_thread.run_sync(replay_frames, body)
+            data = await anyio.to_thread.run_sync(
+                functools.partial(replay_frames, body, analysis=analysis, lang=lang)
+            )
         except KoiKoiError as exc:
             raise ProtocolError("bad_record", str(exc)) from None
     except ProtocolError as exc:
@@ -556,6 +578,81 @@ async def api_leaderboard(request: Request) -> Response:
         return _ok(await _players(request).leaderboard(rules))
     except ProtocolError as exc:
         return _error(exc, request)
+
+
+def _keeper_entry(report: KeeperRound, where: str) -> RoundEntry:
+    try:
+        cards = parse_cards(" ".join(report.cards))
+    except KoiKoiError as exc:
+        raise ProtocolError("bad_field", f"{where}: {exc}") from None
+    if report.winner is None and (cards or any(report.koikoi)):
+        raise ProtocolError(
+            "bad_field",
+            f"{where}: nobody won, so leave out cards and koikoi (only a winner's cards count)",
+        )
+    return RoundEntry(report.winner, cards, report.koikoi)
+
+
+async def api_keeper(request: Request) -> Response:
+    """The match score keeper: the whole match so far, scored by :mod:`koikoi.keeper`.
+
+    The page keeps the match (its rounds as reported) and sends it whole; the answer
+    is the score sheet (every round's settlement, the running totals, the match end
+    by the rule set's end rules) and a preview of the round being entered. Nothing
+    is stored here, so a refused request changes nothing.
+    """
+    try:
+        _rate(request, "score")
+        req = parse_keeper_request(await _json_body(request))
+        rules = _keeper_rules(req.rules, req.house_rules)
+        try:
+            sheet = ScoreSheet(
+                rules, rounds=req.rounds or 0, first_dealer=req.first_dealer, names=req.names
+            )
+        except InvalidInputError as exc:
+            raise ProtocolError("bad_field", str(exc)) from None
+        for i, report in enumerate(req.played, start=1):
+            entry = _keeper_entry(report, f"round {i}")
+            try:
+                sheet = sheet.add(entry)
+            except InvalidInputError as exc:
+                raise ProtocolError("bad_field", f"round {i}: {exc}") from None
+        pending: dict[str, Any] | None = None
+        if req.pending is not None and not sheet.is_over:
+            entry = _keeper_entry(req.pending, "the new round")
+            pending = {"settlement": None, "error": None, "base": 0}
+            if entry.winner is not None:
+                calls = entry.koikoi
+                pending["base"] = score_cards(
+                    rules,
+                    entry.cards,
+                    round_number=sheet.round_number,
+                    koikoi_self=calls[entry.winner],
+                    opponent_koikoi=calls[1 - entry.winner] > 0,
+                ).base
+            try:
+                pending["settlement"] = sheet.settle(entry).to_dict()
+            except InvalidInputError as exc:
+                pending["error"] = str(exc)
+    except ProtocolError as exc:
+        return _error(exc, request)
+    dealer = sheet.dealer
+    return _ok(
+        {
+            "type": "keeper",
+            "sheet": sheet.to_dict(),
+            "settlements": [r.settlement.to_dict() for r in sheet.played],
+            "needs_first_dealer": needs_first_dealer(rules),
+            "next": None
+            if sheet.is_over
+            else {
+                "round": sheet.round_number,
+                "month": month_of_round(sheet.round_number),
+                "dealer": None if dealer is None else PLAYER_LETTERS[dealer],
+            },
+            "pending": pending,
+        }
+    )
 
 
 # ------------------------------------------------------------- WebSocket
@@ -745,6 +842,7 @@ def create_app(
         Route("/api/lobby/quick", api_lobby_quick, methods=["POST"]),
         Route("/api/lobby/leave", api_lobby_leave, methods=["POST"]),
         Route("/api/leaderboard", api_leaderboard),
+        Route("/api/keeper", api_keeper, methods=["POST"]),
         Route("/cards/{name}.svg", card_svg),
         WebSocketRoute("/ws", ws_endpoint),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import dataclasses
+import functools
 import logging
 import os
 import secrets
@@ -1193,15 +1194,17 @@ class Hub:
             raise ProtocolError("server_error", "the record could not be stored")
         return text
 
-    async def replay(self, game_id: str, token: str) -> dict[str, Any]:
-        """Step-through frames of a finished game."""
+    async def replay(self, game_id: str, token: str, *, lang: str = "en") -> dict[str, Any]:
+        """Step-through frames of a finished game, told in ``lang``."""
         live, _ = await self.authorize(game_id, token)
         if not live.room.is_over:
             raise ProtocolError("not_finished", "the replay is available when the match is over")
         room = live.room
         players = [s.public() for s in room.seats]
         record = record_of(room.match, game_id=game_id, mode=room.mode, players=players)
-        data = await anyio.to_thread.run_sync(replay_frames, record, limiter=self._ai_limiter)
+        data = await anyio.to_thread.run_sync(
+            functools.partial(replay_frames, record, lang=lang), limiter=self._ai_limiter
+        )
         data["seats"] = players
         data["game"] = game_id
         return data

@@ -45,6 +45,8 @@ __all__ = [
     "Hello",
     "HintRequest",
     "JoinRequest",
+    "KeeperRequest",
+    "KeeperRound",
     "NewGameRequest",
     "Ping",
     "ProtocolError",
@@ -55,6 +57,7 @@ __all__ = [
     "error_message",
     "parse_client_message",
     "parse_join",
+    "parse_keeper_request",
     "parse_new_game",
     "parse_score_request",
     "parse_token_request",
@@ -450,6 +453,29 @@ class ScoreRequest:
     opponent_koikoi: bool
 
 
+@dataclass(frozen=True, slots=True)
+class KeeperRound:
+    """One round reported to the match score keeper: the winner (0, 1 or ``None`` for
+    nobody), the winner's captured cards (codes) and each player's koi-koi calls."""
+
+    winner: int | None
+    cards: tuple[str, ...]
+    koikoi: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class KeeperRequest:
+    """Body of ``POST /api/keeper``: a whole match kept on the page, sent back whole."""
+
+    rules: str
+    house_rules: str | None
+    rounds: int | None
+    first_dealer: int | None
+    names: tuple[str, str]
+    played: tuple[KeeperRound, ...]
+    pending: KeeperRound | None
+
+
 def _object(body: object, what: str) -> Mapping[str, Any]:
     if not isinstance(body, dict):
         raise ProtocolError("bad_json", f"{what} must be a JSON object")
@@ -637,4 +663,95 @@ def parse_score_request(body: object) -> ScoreRequest:
         round_number=_opt_int(data, "round", 1, 120) or 1,
         koikoi_self=_opt_int(data, "koikoi_self", 0, 20) or 0,
         opponent_koikoi=opp,
+    )
+
+
+MAX_KEEPER_ROUNDS: Final = 120
+_KEEPER_PLAYERS: Final = ("A", "B")
+
+
+def _keeper_player(value: object, what: str, *, nobody: bool) -> int | None:
+    if value in _KEEPER_PLAYERS:
+        return _KEEPER_PLAYERS.index(str(value))
+    if nobody and value in (None, "nobody"):
+        return None
+    allowed = '"A", "B" or "nobody"' if nobody else '"A" or "B"'
+    raise ProtocolError("bad_field", f"{what} must be {allowed}, not {str(value)[:20]!r}")
+
+
+def _cards(value: object, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    words = value if isinstance(value, list) else None
+    if words is None or len(words) > 48 or not all(isinstance(c, str) for c in words):
+        raise ProtocolError("bad_field", f"{what} must be a list of at most 48 card codes")
+    for word in words:
+        if not _CARD_WORD_RE.fullmatch(word):
+            raise ProtocolError("bad_field", f"{what}: not a card code: {word[:20]!r}")
+    return tuple(words)
+
+
+def _keeper_round(value: object, what: str) -> KeeperRound:
+    data = _object(value, what)
+    _no_extra(data, ("winner", "cards", "koikoi"), what)
+    winner = _keeper_player(data.get("winner"), f"{what}: winner", nobody=True)
+    cards = _cards(data.get("cards"), f"{what}: cards")
+    calls_data = data.get("koikoi", {})
+    if not isinstance(calls_data, dict):
+        raise ProtocolError("bad_field", f'{what}: koikoi must be an object such as {{"A": 1}}')
+    calls = [0, 0]
+    for key, count in calls_data.items():
+        p = _keeper_player(key, f"{what}: koikoi", nobody=False)
+        if not _is_int(count) or not 0 <= count <= 20:
+            raise ProtocolError(
+                "bad_field", f"{what}: koikoi.{key} must be a count from 0 to 20, not {count!r}"
+            )
+        calls[p or 0] = int(count)
+    return KeeperRound(winner, cards, (calls[0], calls[1]))
+
+
+def parse_keeper_request(body: object) -> KeeperRequest:
+    """Validate the body of ``POST /api/keeper`` (the match score keeper).
+
+    Fields: ``rules`` (preset), ``house_rules`` (TOML), ``rounds`` (the match
+    length), ``first_dealer`` ("A" or "B"), ``names`` (two names), ``played``
+    (the rounds so far, each ``{"winner", "cards", "koikoi"}``, winner "A", "B"
+    or "nobody") and ``pending`` (the round being entered, to preview).
+    """
+    data = _object(body, "the keeper request")
+    _no_extra(
+        data,
+        ("rules", "house_rules", "rounds", "first_dealer", "names", "played", "pending"),
+        "the keeper request",
+    )
+    dealer = data.get("first_dealer")
+    first_dealer = None if dealer is None else _keeper_player(dealer, "first_dealer", nobody=False)
+    raw_names = data.get("names", ["A", "B"])
+    if not (
+        isinstance(raw_names, list)
+        and len(raw_names) == 2
+        and all(isinstance(n, str) and 0 < len(n.strip()) <= MAX_NAME_CHARS for n in raw_names)
+    ):
+        raise ProtocolError(
+            "bad_field", f"names must be two names of 1 to {MAX_NAME_CHARS} characters"
+        )
+    names = (" ".join(raw_names[0].split()), " ".join(raw_names[1].split()))
+    if names[0].casefold() == names[1].casefold():
+        raise ProtocolError("bad_field", "names: the two players need different names")
+    played_data = data.get("played", [])
+    if not isinstance(played_data, list) or len(played_data) > MAX_KEEPER_ROUNDS:
+        raise ProtocolError(
+            "bad_field", f"played must be a list of at most {MAX_KEEPER_ROUNDS} rounds"
+        )
+    played = tuple(_keeper_round(r, f"round {i}") for i, r in enumerate(played_data, start=1))
+    pending_data = data.get("pending")
+    pending = None if pending_data is None else _keeper_round(pending_data, "the new round")
+    return KeeperRequest(
+        rules=_preset(data),
+        house_rules=_house_rules(data),
+        rounds=_opt_int(data, "rounds", 1, MAX_KEEPER_ROUNDS),
+        first_dealer=first_dealer,
+        names=names,
+        played=played,
+        pending=pending,
     )

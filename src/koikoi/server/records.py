@@ -6,6 +6,12 @@ docs/records.md): the same format ``koikoi replay`` reads.
 (every deck, action and settlement checked) into the frames the replay page
 steps through. Frames show both hands and the stock count: they are only built
 for finished games, where nothing is hidden any more.
+
+Each frame also tells its step in words (:class:`koikoi.narrate.Narrator`, in the
+page's language), the same words as the terminal replay, and, when an analysis
+of the record is at hand (given beside the record, or carried in its
+``meta["analysis"]``), marks the move as a mistake where it lost clearly against
+the best move.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from typing import Any, Final
 from koikoi.cards import CODES, format_cards
 from koikoi.engine import Match
 from koikoi.errors import KoiKoiError, RecordError
-from koikoi.record import GameRecord, ReplayStep, iter_steps, record_from_dict
+from koikoi.narrate import Mistake, Narrator, mistakes_from_analysis, record_analysis
+from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps, record_from_dict
 
 __all__ = [
     "MAX_REPLAY_ACTIONS",
@@ -54,7 +61,12 @@ def build_record(
     return record_of(match, game_id=game_id, mode=mode, players=players).to_json()
 
 
-def _frame(step: ReplayStep, tags: list[int]) -> dict[str, Any]:
+def _frame(
+    step: ReplayStep,
+    tags: list[int],
+    narrator: Narrator,
+    mistake: Mistake | None,
+) -> dict[str, Any]:
     """One step as JSON; ``tags`` holds the number of the round being played (updated
     by the step's ``round_start`` events), which tags each event as the live game does."""
     rnd = step.round
@@ -86,26 +98,56 @@ def _frame(step: ReplayStep, tags: list[int]) -> dict[str, Any]:
         "match_scores": list(step.match_scores),
         "events": events,
         "over": step.is_over,
+        "narration": narrator.step(step),
+        "mistake": (
+            {**mistake.to_dict(), "text": narrator.mistake(mistake)}
+            if mistake is not None
+            else None
+        ),
     }
 
 
-def replay_frames(record: GameRecord | dict[str, Any]) -> dict[str, Any]:
+def replay_frames(
+    record: GameRecord | dict[str, Any],
+    *,
+    analysis: Any = None,
+    lang: str | None = None,
+) -> dict[str, Any]:
     """Every step of a finished record, replayed and checked, as JSON-ready frames.
 
+    Args:
+        record: the record (a :class:`GameRecord` or its JSON object).
+        analysis: an analysis of the record (``koikoi analyze --json``); without
+            one, the record's own ``meta["analysis"]``, if any, marks the mistakes.
+        lang: the language of the words (``"en"``, ``"ja"``; ``None``: the
+            language in use).
+
     Raises:
-        RecordError: if the record is malformed, unfinished or does not replay.
+        RecordError: if the record is malformed, unfinished or does not replay,
+            or the analysis is not an analysis of this record.
     """
     rec = record if isinstance(record, GameRecord) else record_from_dict(record)
     if not rec.finished:
         raise RecordError("only a finished game can be replayed")
     if len(rec.actions) > MAX_REPLAY_ACTIONS:
         raise RecordError(f"the record has too many actions (at most {MAX_REPLAY_ACTIONS})")
+    source = analysis if analysis is not None else record_analysis(rec)
     try:
+        mistakes = mistakes_from_analysis(source, rec) if source is not None else {}
+        narrator = Narrator(distinct_names(rec.players), lang)
         tags = [1]  # the first dealer is chosen for round 1
-        frames = [_frame(step, tags) for step in iter_steps(rec)]
+        frames = []
+        number = 0
+        for step in iter_steps(rec):
+            if step.kind == "action":
+                number += 1
+            found = mistakes.get(number) if step.kind == "action" else None
+            frames.append(_frame(step, tags, narrator, found))
     except KoiKoiError as exc:
         raise RecordError(str(exc)) from None
     return {
+        "analysed": source is not None,
+        "mistakes": len(mistakes),
         "type": "replay",
         "rules": rec.rules,
         "players": list(rec.players),

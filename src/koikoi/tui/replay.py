@@ -5,11 +5,15 @@ by action, with both hands face up (a record is reviewed with full
 information). The record is checked as it is replayed
 (:func:`koikoi.record.iter_steps`); a record that does not replay is an error
 before the screen opens.
+
+Each step is told in words by :class:`koikoi.narrate.Narrator` (the same words
+as the web replay page), each settlement explained, and, with an analysis of
+the record (``--analysis``, or one the record carries), the mistakes marked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,9 +26,10 @@ from textual.widgets import Footer, Static
 from koikoi.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.errors import RecordError
 from koikoi.i18n import N_, language, t, td
+from koikoi.narrate import Mistake, Narrator, settled_in
 from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.tui.cardtext import pile_text
-from koikoi.tui.controller import explain_settlement, narrate
+from koikoi.tui.controller import explain_settlement
 from koikoi.tui.widgets import CardRow, TooSmall, localize_bindings
 
 __all__ = ["ReplayApp", "ReplayScreen", "load_steps", "run_replay", "step_text"]
@@ -48,41 +53,39 @@ def _names(record: GameRecord) -> tuple[str, str]:
     return (a, b)
 
 
-def step_text(step: ReplayStep, names: tuple[str, str]) -> Text:
-    """What a step did, in words (its events), with any settlement explained."""
+def step_text(step: ReplayStep, names: tuple[str, str], mistake: Mistake | None = None) -> Text:
+    """What a step did, in words, with any mistake marked and any settlement explained."""
+    narrator = Narrator(names)
     text = Text()
     lines: list[tuple[str, str]] = []
     if step.action is not None:
         lines.append((f"{names[step.action.player]}: {step.action.action}", "bold"))
-    elif step.index == 0:
-        lines.append((t("The first deal."), "bold"))
-    else:
-        lines.append((t("A new deal."), "bold"))
-    total = sum(1 for e in step.history if e.kind == "round_over")
-    for i, event in enumerate(step.events):
-        if event.kind == "hand":
-            continue
-        if event.kind == "round_over":
-            after = sum(1 for e in step.events[i + 1 :] if e.kind == "round_over")
-            k = total - after
-            settlement = step.settlements[k - 1] if 0 < k <= len(step.settlements) else None
-            if settlement is not None:
-                if language() != "en":
-                    explained = explain_settlement(settlement, names)
-                else:
-                    explained = settlement.explain()
-                for p in (0, 1):
-                    explained = explained.replace(f"Player {p}", names[p])
-                lines.extend((line, "green") for line in explained.splitlines())
-            continue
-        line = narrate(event, names, you=0 if names[0] == "You" else None)
-        if line:
-            lines.append((line, ""))
+    if mistake is not None:
+        lines.append((narrator.mistake(mistake), "bold red"))
+    lines.extend((line, "") for line in narrator.step(step))
+    for settlement in settled_in(step):
+        # the terminal game's settlement words, in the language in use
+        if language() == "en":
+            explained = narrator.settlement(settlement)
+        else:
+            explained = explain_settlement(settlement, names).splitlines()
+        lines.extend((line, "green") for line in explained)
     for i, (line, style) in enumerate(lines):
         if i:
             text.append("\n")
         text.append(line, style)
     return text
+
+
+def _action_numbers(steps: Sequence[ReplayStep]) -> list[int]:
+    """For each step, the number of its action in the record (1-based; 0 for a deal)."""
+    out = []
+    number = 0
+    for step in steps:
+        if step.kind == "action":
+            number += 1
+        out.append(number if step.kind == "action" else 0)
+    return out
 
 
 class ReplayScreen(Screen[None]):
@@ -107,18 +110,27 @@ class ReplayScreen(Screen[None]):
         Binding("pageup", "deal(-1)", N_("Prev deal")),
         Binding("right_square_bracket", "deal(1)", show=False),
         Binding("left_square_bracket", "deal(-1)", show=False),
+        Binding("m", "mistake(1)", show=False),
+        Binding("M", "mistake(-1)", show=False),
         Binding("home", "jump(0)", N_("Start")),
         Binding("end", "jump(-1)", N_("End")),
         Binding("q", "app.quit", N_("Quit")),
         Binding("escape", "app.quit", show=False),
     ]
 
-    def __init__(self, record: GameRecord, steps: Sequence[ReplayStep]) -> None:
+    def __init__(
+        self,
+        record: GameRecord,
+        steps: Sequence[ReplayStep],
+        mistakes: Mapping[int, Mistake] | None = None,
+    ) -> None:
         super().__init__()
         localize_bindings(self)
         self.record = record
         self.steps = list(steps)
         self.index = 0
+        self.mistakes = dict(mistakes or {})
+        self.numbers = _action_numbers(self.steps)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="rp-status")
@@ -190,7 +202,8 @@ class ReplayScreen(Screen[None]):
             label += t(" · drawn card waiting for a choice: {card}", card=CODES[v.drawn])
         self.query_one("#rp-field-label", Static).update(label)
         self.query_one("#rp-field", CardRow).set_cards(card_list(v.field))
-        self.query_one("#rp-step-text", Static).update(step_text(step, names))
+        mistake = self.mistakes.get(self.numbers[self.index])
+        self.query_one("#rp-step-text", Static).update(step_text(step, names, mistake))
 
     def action_step(self, delta: int) -> None:
         new = max(0, min(len(self.steps) - 1, self.index + delta))
@@ -211,6 +224,17 @@ class ReplayScreen(Screen[None]):
         self.index = target
         self.show()
 
+    def action_mistake(self, delta: int) -> None:
+        """Go to the next (``1``) or previous (``-1``) marked mistake."""
+        i = self.index + delta
+        while 0 <= i < len(self.steps):
+            if self.numbers[i] in self.mistakes:
+                self.index = i
+                self.show()
+                return
+            i += delta
+        self.app.bell()
+
     def action_jump(self, where: int) -> None:
         self.index = where if where >= 0 else len(self.steps) - 1
         self.show()
@@ -227,21 +251,32 @@ class ReplayApp(App[None]):
         Binding("ctrl+c", "quit", N_("Quit"), priority=True, show=False),
     ]
 
-    def __init__(self, record: GameRecord, steps: Sequence[ReplayStep] | None = None) -> None:
+    def __init__(
+        self,
+        record: GameRecord,
+        steps: Sequence[ReplayStep] | None = None,
+        mistakes: Mapping[int, Mistake] | None = None,
+    ) -> None:
         super().__init__()
         self.record = record
         self.steps = list(steps) if steps is not None else load_steps(record)
+        self.mistakes = dict(mistakes or {})
 
     def on_mount(self) -> None:
-        self.push_screen(ReplayScreen(self.record, self.steps))
+        self.push_screen(ReplayScreen(self.record, self.steps, self.mistakes))
 
 
-def run_replay(record: GameRecord) -> int:
+def run_replay(record: GameRecord, mistakes: Mapping[int, Mistake] | None = None) -> int:
     """Open the replay viewer on ``record``; returns the exit status.
+
+    Args:
+        record: the game record.
+        mistakes: the mistakes to mark, by action number
+            (:func:`koikoi.narrate.mistakes_from_analysis`).
 
     Raises:
         RecordError: if the record does not replay (before the screen opens).
     """
-    app = ReplayApp(record, load_steps(record))
+    app = ReplayApp(record, load_steps(record), mistakes)
     app.run()
     return int(app.return_code or 0)

@@ -1,4 +1,7 @@
-/* Step-through replay of a finished game (frames computed by the server from the record). */
+/* Step-through replay of a finished game (frames computed by the server from the record).
+   Each frame carries its step in words (koikoi.narrate, the same words as the terminal
+   replay, in the page's language) and, when the record was analysed, a mistake mark;
+   settlements are explained with KK.settlementView, as in the live game. */
 "use strict";
 
 (() => {
@@ -9,6 +12,7 @@
 
   async function main() {
     await KK.loadConfig();
+    KK.applyI18n(document);
     const list = $("r-games");
     for (const [id, g] of Object.entries(KK.games())) {
       if (!g.token) continue;
@@ -16,6 +20,9 @@
         el("span", { class: "hint-text", text: g.created ? new Date(g.created).toLocaleString() : "" })));
     }
     $("r-file").addEventListener("change", loadFile);
+    $("r-analysis").addEventListener("change", loadFile);
+    $("r-prev-mistake").addEventListener("click", () => toMistake(-1));
+    $("r-next-mistake").addEventListener("click", () => toMistake(1));
     $("r-first").addEventListener("click", () => go(0));
     $("r-prev").addEventListener("click", () => go(pos - 1));
     $("r-next").addEventListener("click", () => go(pos + 1));
@@ -50,7 +57,7 @@
       return;
     }
     try {
-      start(await KK.post(`/api/games/${encodeURIComponent(p.game)}/replay`, { token: saved.token }));
+      start(await KK.post(`/api/games/${encodeURIComponent(p.game)}/replay?lang=${KK.lang}`, { token: saved.token }));
     } catch (err) {
       $("r-error").textContent = err.message;
     }
@@ -59,9 +66,12 @@
   async function loadFile() {
     const file = $("r-file").files[0];
     if (!file) return;
+    const extra = $("r-analysis").files[0];
     try {
       const record = JSON.parse(await file.text());
-      start(await KK.post("/api/replay", { record }));
+      const body = { record };
+      if (extra) body.analysis = JSON.parse(await extra.text());
+      start(await KK.post(`/api/replay?lang=${KK.lang}`, body));
     } catch (err) {
       $("r-error").textContent = KK.t("Cannot replay this file: {error}", { error: err.message });
     }
@@ -72,7 +82,20 @@
     $("r-error").textContent = "";
     $("viewer").hidden = false;
     $("r-slider").max = String(d.frames.length - 1);
+    const note = $("r-analysis-note");
+    note.hidden = !d.analysed;
+    note.textContent = d.analysed
+      ? KK.tn("The analysis marks {n} mistake.", "The analysis marks {n} mistakes.", d.mistakes) : "";
+    $("r-mistake-nav").hidden = !d.mistakes;
     go(0);
+  }
+
+  function toMistake(delta) {
+    if (!data) return;
+    for (let i = pos + delta; i >= 0 && i < data.frames.length; i += delta) {
+      if (data.frames[i].mistake) { go(i); return; }
+    }
+    KK.toast(KK.t("No more mistakes this way."));
   }
 
   function go(i) {
@@ -107,6 +130,21 @@
     $("r-stock").textContent = KK.t("Round {round}, month {month} · stock {stock}", { round: f.round, month: f.month, stock: f.stock_count });
     $("r-drawn").replaceChildren(f.drawn ? KK.cardEl(f.drawn, { extra: "drawn-card" }) : "");
     $("r-events").replaceChildren(...f.events.map((e) => el("li", { text: KK.describeEvent(e, who) })));
+    words(f, [who(0), who(1)]);
+  }
+
+  /* The step in words, its mistake mark and its settlements explained. */
+  function words(f, names) {
+    const mark = $("r-mistake");
+    mark.hidden = !f.mistake;
+    mark.textContent = f.mistake ? f.mistake.text : "";
+    $("r-narration").replaceChildren(...(f.narration || []).map((line) => el("p", { text: line })));
+    const box = $("r-settlements");
+    box.replaceChildren();
+    for (const e of f.events) {
+      if (e.type !== "round_over") continue;
+      box.append(el("h3", { text: KK.t("Round {round} settled", { round: e.round }) }), KK.settlementView(e, names));
+    }
   }
 
   document.addEventListener("DOMContentLoaded", () => void main());
