@@ -16,7 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from koikoi.errors import InvalidInputError
+from koikoi.errors import InvalidInputError, json_error_text
 
 if TYPE_CHECKING:
     from koikoi.keeper import RoundEntry, ScoreSheet, SheetRound
@@ -187,9 +187,10 @@ def load_match_file(
         raise InvalidInputError(f"{where}: cannot read the match file: {exc.strerror}") from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-        raise InvalidInputError(f"{where}: not valid {kind}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{where}: not valid JSON: {json_error_text(exc)}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInputError(f"{where}: not valid TOML: {exc}") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"{where}: the match file must be a table of keys")
     for key in data:
