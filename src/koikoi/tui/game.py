@@ -31,6 +31,7 @@ from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
 from koikoi.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.engine import Event, Phase
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import t
 from koikoi.tui.cardtext import back_text, card_caption, pile_text
 from koikoi.tui.controller import (
     HUMAN,
@@ -49,6 +50,7 @@ from koikoi.tui.dialogs import (
     KoiKoiDialog,
     KoiKoiFacts,
 )
+from koikoi.tui.history import append_match
 from koikoi.tui.progress import progress_line, yaku_progress
 from koikoi.tui.screens import (
     CapturesScreen,
@@ -163,11 +165,14 @@ class GameScreen(Screen[None]):
         save_path: Path | None = None,
         stamp: Callable[[], str] | None = None,
         on_done: Callable[[str], None] | None = None,
+        history: Path | None = None,
     ) -> None:
         super().__init__()
         self.game = game
         self.pace = pace
         self.records = records
+        self.history = history
+        """The history file a finished match is added to (None: not kept)."""
         self.saves = saves
         self.save_path = save_path
         self.saved_moves = len(game.match.actions) if save_path is not None else -1
@@ -543,6 +548,18 @@ class GameScreen(Screen[None]):
                 record = f"The record could not be saved: {exc}"
         else:
             record = "Records are off for this game."
+        if self.history is not None:
+            try:
+                append_match(
+                    self.history,
+                    game.match,
+                    opponent=game.opponent_spec,
+                    names=game.names,
+                    seat=HUMAN,
+                    record_file=self.record_path,
+                )
+            except (KoiKoiError, OSError) as exc:
+                record += "\n" + t("The statistics could not be updated: {error}", error=str(exc))
         if self.save_path is not None:
             self.save_path.unlink(missing_ok=True)
         line = narrate(game.match.events[-1], game.names) if game.match.events else None

@@ -21,6 +21,7 @@ from textual.widgets import Button, Footer, Input, Select, Static
 from koikoi.agents import make_agent
 from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import t
 from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.rules_help import yaku_rows
@@ -299,6 +300,7 @@ class NewGameScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),
         Binding("f1", "help", "Help"),
+        Binding("f2", "stats", "Statistics"),
         Binding("escape", "app.request_quit", "Quit"),
     ]
 
@@ -309,12 +311,14 @@ class NewGameScreen(Screen[None]):
         resume: Path | None = None,
         on_start: Callable[[GameSettings], str | None] | None = None,
         on_resume: Callable[[Path], str | None] | None = None,
+        on_stats: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.defaults = defaults or GameSettings(get_rules("nintendo"))
         self.resume_path = resume
         self.on_start = on_start
         self.on_resume = on_resume
+        self.on_stats = on_stats
         self.available = {spec: agent_available(spec) for spec, _ in OPPONENT_CHOICES}
 
     def compose(self) -> ComposeResult:
@@ -373,6 +377,8 @@ class NewGameScreen(Screen[None]):
             if self.resume_path is not None:
                 yield Button("Resume saved", id="resume", variant="success")
             yield Button("Help", id="help")
+            if self.on_stats is not None:
+                yield Button(t("Statistics"), id="stats")
             yield Button("Quit", id="quit", variant="error")
         yield Footer()
         yield TooSmall()
@@ -490,6 +496,11 @@ class NewGameScreen(Screen[None]):
             rules = get_rules("nintendo")
         self.app.push_screen(HelpScreen(rules))
 
+    def action_stats(self) -> None:
+        """Open the statistics of finished matches (when the app keeps a history)."""
+        if self.on_stats is not None:
+            self.on_stats()
+
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         button = event.button.id
@@ -501,6 +512,8 @@ class NewGameScreen(Screen[None]):
                 self._show_error(error)
         elif button == "help":
             self.action_help()
+        elif button == "stats":
+            self.action_stats()
         elif button == "quit":
             self.app.exit()
 
