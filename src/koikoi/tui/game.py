@@ -64,6 +64,9 @@ from koikoi.tui.widgets import CardRow, Marker, TooSmall
 __all__ = ["GameScreen"]
 
 BOARD_EVENTS = frozenset({"play", "draw", "take", "koikoi", "stop"})
+TALL_CHIPS_ROWS = 36
+"""A wide terminal at least this tall draws the cards as tall chips (the kind in Japanese
+added)."""
 LOG_LINES = 500
 """Lines the log keeps."""
 
@@ -77,6 +80,23 @@ def _logged(event: Event) -> bool:
 def _short(name: str) -> str:
     """A name without its parenthesised detail: ``"AI (expert)"`` -> ``"AI"``."""
     return name.split(" (", 1)[0] or name
+
+
+def fit_line(line: str, names: tuple[str, str], width: int) -> str:
+    """A line of the turn report that fits ``width`` cells: the players' names lose
+    their parenthesised detail when the line is too long (the status line and the
+    opponent's line say it in full).
+
+    >>> fit_line("AI (Club player) draws 9A Chrysanthemum · Sake cup ◎: no match.",
+    ...          ("You", "AI (Club player)"), 60)
+    'AI draws 9A Chrysanthemum · Sake cup ◎: no match.'
+    """
+    if Text(line).cell_len <= width:
+        return line
+    for name in names:
+        if _short(name) != name:
+            line = line.replace(name, _short(name))
+    return line
 
 
 def status_line(
@@ -328,11 +348,17 @@ class GameScreen(Screen[None]):
                 dimmed.add(c)
         if self.selected not in hand:
             self.selected = None
+        tall = self.has_class("-wide") and self.size.height >= TALL_CHIPS_ROWS
+        for row in self.query(CardRow):
+            row.tall = tall
         self.query_one("#hand", CardRow).set_cards(
             hand, markers=hand_markers, selected=self.selected, dimmed=dimmed
         )
-        turn = Text("\n".join(self.turn_lines[-2:]), no_wrap=True, overflow="ellipsis")
-        self.query_one("#turn", Static).update(turn)
+        turn_widget = self.query_one("#turn", Static)
+        width = turn_widget.size.width or max(20, self.size.width)
+        lines = [fit_line(line, names, width) for line in self.turn_lines[-2:]]
+        turn = Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
+        turn_widget.update(turn)
         if self.has_class("-wide"):
             self.query_one("#side-text", Static).update(
                 piles_and_progress(game, table.piles, table.month, only_started=True)
