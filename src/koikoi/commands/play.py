@@ -112,8 +112,6 @@ def run(args: argparse.Namespace) -> int:
             history=history_path(),
         )
     else:
-        app = KoiKoiApp(
-            records=records, saves=saves_dir(), pace=args.pace, history=history_path()
-        )
+        app = KoiKoiApp(records=records, saves=saves_dir(), pace=args.pace, history=history_path())
     app.run()
     return int(app.return_code or 0)
