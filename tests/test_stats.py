@@ -90,7 +90,7 @@ def test_koikoi_success_follows_the_definition() -> None:
     bot = game_line(rec, 1)
     assert (bot.koikoi_calls, bot.koikoi_successes) == (1, 0)
     assert me.rounds == 3 and me.rounds_won == 1 and bot.rounds_won == 1
-    assert me.points_won == 8 and me.net_points == 2 and bot.net_points == -2
+    assert me.points_won == 8 and me.net_points == 4 and bot.net_points == -4
     assert me.yaku == (("sanko", 1), ("tan", 1)) and bot.yaku == (("tane", 1),)
     assert me.result == "win" and bot.result == "loss"
     assert me.score == (2, -2) and me.opponent == "bot" and bot.opponent == "me"
@@ -119,8 +119,8 @@ def test_breakdowns_by_rules_and_opponent() -> None:
     assert s.unfinished == 1
     t = s.total
     assert (t.games, t.wins, t.losses, t.draws) == (4, 2, 1, 1)
-    assert t.win_rate == 0.5 and t.net_points == 5 + 3 - 3
-    assert t.points_per_round == pytest.approx(5 / 4)
+    assert t.win_rate == 0.5 and t.net_points == 2 * (5 + 3 - 3)
+    assert t.points_per_round == pytest.approx(10 / 4)
     assert dict(t.yaku) == {"sanko": 1, "tan": 1}
     assert [name for name, _ in s.by_opponent] == ["alice", "bob"]
     alice = dict(s.by_opponent)["alice"]
@@ -184,9 +184,8 @@ def test_real_matches_agree_with_the_engine(seed: int, preset: str) -> None:
     m, calls = _random_match(seed, preset)
     rec = GameRecord.from_match(m, players=["a", "b"], created="2024-01-01T00:00:00Z")
     lines = [game_line(rec, seat) for seat in (0, 1)]
-    start = m.rules.game.start_points
     for seat, line in enumerate(lines):
-        assert line.net_points + start == m.scores[seat]
+        assert line.net_points == m.scores[seat] - m.scores[1 - seat]
         assert line.rounds == len(m.settlements)
         assert line.rounds_won == sum(s.winner == seat for s in m.settlements)
         mine = [c for c in calls if c[1] == seat]
@@ -219,3 +218,12 @@ def test_summary_round_trips_to_plain_data() -> None:
     assert data["games"][0]["rules"] == m.rules.name
     assert data["by_rules"][0]["name"] == m.rules.name
     assert data["total"]["games"] == 1
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import koikoi.stats
+
+    failures, _ = doctest.testmod(koikoi.stats)
+    assert failures == 0

@@ -21,10 +21,11 @@ Definitions (all counted from the record alone, without replaying it):
 - **Win / loss / draw**: the record's match winner is the player / the other
   player / nobody.
 - **Points**: ``points_won`` is the sum of the points of the rounds the player
-  won (what the settlements award); ``net_points`` is the sum of the player's
-  score changes (``deltas``) over all rounds, so the points paid to the other
-  player count against it. ``points per round`` divides ``net_points`` by the
-  number of rounds played.
+  won (what the settlements award); ``net_points`` is the point difference: the
+  sum over all rounds of the player's score change minus the other player's
+  (``deltas``), which is the final margin of the match whether a rule set pays
+  the winner from the loser's score or only adds to the winner's. ``points
+  per round`` divides ``net_points`` by the number of rounds played.
 - **Rounds**: one per settlement (a redealt hand is not a round).
 - **Yaku made**: every yaku in the settlement of a round the player won, once
   per round (a flat award, such as an instant hand or the dealer's point for an
@@ -104,7 +105,8 @@ class GameLine:
         rounds: rounds played (settlements).
         rounds_won: rounds whose settlement went to the player.
         points_won: points of the rounds the player won.
-        net_points: the sum of the player's score changes over the rounds.
+        net_points: the point difference: the player's score changes minus the
+            other player's, over the rounds (the match's final margin).
         yaku: yaku made in the rounds the player won, ``(key, times)``, most first.
         koikoi_calls: the player's koi-koi calls.
         koikoi_successes: those that succeeded (see the module's definition).
@@ -260,7 +262,7 @@ def game_line(record: GameRecord, seat: int) -> GameLine:
         winner = s.get("winner")
         winners[number] = winner
         deltas = s.get("deltas") or [0, 0]
-        net += int(deltas[me])
+        net += int(deltas[me]) - int(deltas[other])
         if winner == me:
             rounds_won += 1
             points_won += int(s.get("points", 0))
