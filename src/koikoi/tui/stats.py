@@ -261,7 +261,7 @@ class StatsScreen(Screen[None]):
         with Vertical(id="st-tables"):
             yield Static(tally_table(t("By rule set"), self.stats.by_rules), id="st-by-rules")
             yield Static(tally_table(t("By opponent"), self.stats.by_opponent), id="st-by-opponent")
-        note = t("Net: points won less points paid. Koi-koi: calls that succeeded / calls.")
+        note = t("Net: your points less your opponent's. Koi-koi: calls that succeeded / calls.")
         yield Static(Text(note + "\n" + kept, "dim"), id="st-note")
 
     def _games_table(self) -> DataTable[str]:
