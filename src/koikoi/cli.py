@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "koikoi.commands.score",
     "koikoi.commands.keeper",
     "koikoi.commands.replay",
+    "koikoi.commands.stats",
     "koikoi.commands.records_io",
     "koikoi.commands.simulate",
     "koikoi.commands.bench",

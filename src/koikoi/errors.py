@@ -6,12 +6,15 @@ them are also ``ValueError`` so that callers may catch either.
 
 from __future__ import annotations
 
+import json
+
 __all__ = [
     "IllegalActionError",
     "InvalidInputError",
     "KoiKoiError",
     "RecordError",
     "RulesError",
+    "json_error_text",
 ]
 
 
@@ -33,3 +36,25 @@ class RulesError(KoiKoiError):
 
 class RecordError(KoiKoiError):
     """A game record that cannot be loaded or does not replay. Says where it diverges."""
+
+
+def json_error_text(exc: json.JSONDecodeError) -> str:
+    """What is wrong with JSON text and where, the place said once.
+
+    A few of :mod:`json`'s messages end in "at" because the position is meant to
+    follow them ("Unterminated string starting at"); that word is dropped before
+    the line and column are added.
+
+    >>> try:
+    ...     json.loads('{"name": "Aiko')
+    ... except json.JSONDecodeError as exc:
+    ...     json_error_text(exc)
+    'Unterminated string starting at line 1 column 10'
+    >>> try:
+    ...     json.loads('{"a": }')
+    ... except json.JSONDecodeError as exc:
+    ...     json_error_text(exc)
+    'Expecting value at line 1 column 7'
+    """
+    message = exc.msg.removesuffix(" at")
+    return f"{message} at line {exc.lineno} column {exc.colno}"

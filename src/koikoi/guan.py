@@ -53,7 +53,7 @@ from koikoi.actions import (
 )
 from koikoi.cards import CODES, card_list, parse_card
 from koikoi.engine import Event, Match, Phase
-from koikoi.errors import IllegalActionError, RecordError
+from koikoi.errors import IllegalActionError, RecordError, json_error_text
 from koikoi.record import GameRecord, replay
 from koikoi.rules import Rules, diff_rules, get_rules
 from koikoi.scoring import EXHAUSTED_REASONS
@@ -344,9 +344,7 @@ def load_guan(source: str | Path) -> tuple[Any, str]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+        raise RecordError(f"{where}: not valid JSON: {json_error_text(exc)}") from None
     return data, where
 
 

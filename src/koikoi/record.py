@@ -38,7 +38,13 @@ from koikoi import __version__
 from koikoi.actions import parse_action
 from koikoi.cards import CODES, parse_card
 from koikoi.engine import Event, Match, Round
-from koikoi.errors import IllegalActionError, InvalidInputError, KoiKoiError, RecordError
+from koikoi.errors import (
+    IllegalActionError,
+    InvalidInputError,
+    KoiKoiError,
+    RecordError,
+    json_error_text,
+)
 from koikoi.rules import SECTION_TYPES, Rules, rules_from_dict
 from koikoi.scoring import Settlement
 from koikoi.views import PlayerView, view_of_round
@@ -719,9 +725,7 @@ def load_record(source: str | Path) -> GameRecord:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"{where}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
+        raise RecordError(f"{where}: not valid JSON: {json_error_text(exc)}") from None
     return record_from_dict(data, where=where)
 
 

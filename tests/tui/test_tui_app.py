@@ -50,6 +50,7 @@ from koikoi.tui.dialogs import ChooseDialog, HintDialog, KoiKoiDialog, QuitDialo
 from koikoi.tui.game import GameScreen, status_line
 from koikoi.tui.saves import load_game
 from koikoi.tui.screens import (
+    OPPONENT_CHOICES,
     CapturesScreen,
     HelpScreen,
     MatchEndScreen,
@@ -337,16 +338,17 @@ async def test_hints_come_from_the_advisor_whatever_the_opponent(
         assert isinstance(app.screen, GameScreen)
 
 
-@pytest.mark.parametrize("opponent", ["greedy", "level:1"])
+@pytest.mark.parametrize("opponent", [*(spec for spec, _ in OPPONENT_CHOICES), "greedy"])
 async def test_hints_work_against_any_opponent(tmp_path: Path, opponent: str) -> None:
     """Regression: against greedy there used to be "no hint available for this
-    opponent". The real expert (a small budget) gives the hint whatever the opponent."""
+    opponent". The real expert (a small budget) gives the hint whatever the opponent:
+    every level the new-game screen offers, and an agent given on the command line."""
     app = make_app(ONE_ROUND, 2, tmp_path, opponent=opponent, advisor="expert:iterations=8")
     async with app.run_test(size=(80, 24)) as pilot:
         await next_prompt(pilot, app)
         view = game_screen(app).game.view()
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, HintDialog), timeout=60)
+        await wait_for(pilot, lambda: bool(app.screen.query("#message-text")), timeout=60)
         hint = app.screen
         assert isinstance(hint, HintDialog)
         assert set(hint.values) == set(view.legal_ids)

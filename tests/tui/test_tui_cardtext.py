@@ -12,6 +12,7 @@ from koikoi.tui.cardtext import (
     KIND_MARKS,
     MONTH_COLOURS,
     SPECIAL_MARKS,
+    TALL_CHIP_HEIGHT,
     back_text,
     card_caption,
     card_code_text,
@@ -21,6 +22,16 @@ from koikoi.tui.cardtext import (
     pile_groups,
     pile_text,
 )
+
+
+def test_a_tall_chip_adds_the_kind_in_japanese_in_nine_cells() -> None:
+    words = {"BRIGHT": "光", "ANIMAL": "タネ", "RIBBON": "短冊", "PLAIN": "カス"}
+    for card in ALL_CARDS:
+        lines = chip_lines(card, tall=True)
+        assert len(lines) == TALL_CHIP_HEIGHT and lines[:3] == chip_lines(card)
+        assert Text(lines[3]).cell_len == CHIP_WIDTH
+        assert lines[3].rstrip() == words[card.kind.name]
+        assert chip_text(card, tall=True).plain == "\n".join(lines)
 
 
 def test_every_chip_is_three_lines_of_nine_cells_with_code_month_and_kind() -> None:

@@ -8,6 +8,7 @@ deliberate change of the screens and look at the SVGs before committing them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from koikoi.record import GameRecord
 from koikoi.rules import get_rules
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.controller import GameController, interchangeable, plays_by_card
+from koikoi.tui.dialogs import ChooseDialog, HintDialog, KoiKoiDialog
+from koikoi.tui.history import append_game
 from koikoi.tui.replay import ReplayApp
 from koikoi.tui.screens import GameSettings, HelpScreen, NewGameScreen
 
@@ -65,7 +68,13 @@ def to_prompt(app: KoiKoiApp, *, stop: Callable[[str], bool], human_actions: int
 
 @pytest.mark.parametrize("size", SIZES)
 def test_new_game_screen(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
-    app = KoiKoiApp(records=None, saves=tmp_path / "saves", pace=0.0, advisor="test-advisor")
+    app = KoiKoiApp(
+        records=None,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        advisor="test-advisor",
+        history=tmp_path / "history.jsonl",
+    )
 
     async def run_before(pilot: Any) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
@@ -82,7 +91,18 @@ def test_table(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_two_match_choice(snap_compare: Compare, tmp_path: Path) -> None:
+def assert_table_visible(app: KoiKoiApp, box: str) -> None:
+    """The dialog ``box`` leaves the field and the hand (with its markers) in view."""
+    table = app.game_screen
+    assert table is not None
+    dialog = app.screen.query_one(box).region
+    for row in ("#field", "#hand"):
+        region = table.query_one(row).region
+        assert region.height > 0 and region.bottom <= dialog.y, (row, region, dialog)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_two_match_choice(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
     def choice(ids: list[int]) -> bool:  # two captures that differ (not two Plains)
         return len(ids) > 1 and not interchangeable(ids)
 
@@ -97,16 +117,24 @@ def test_two_match_choice(snap_compare: Compare, tmp_path: Path) -> None:
         card = next(c for c, ids in plays_by_card(view).items() if choice(ids))
         key = str(sorted(c for c in range(48) if view.hand >> c & 1).index(card) + 1)
         await pilot.press(key, "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChooseDialog))
         await pilot.pause()
+        assert_table_visible(app, "#choose-box")
 
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_koikoi_decision(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
     seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
     app = game_app(seed, tmp_path)
-    run_before = to_prompt(app, stop=lambda p: p == "decide", human_actions=n)
+    reach = to_prompt(app, stop=lambda p: p == "decide", human_actions=n)
+
+    async def run_before(pilot: Any) -> None:
+        await reach(pilot)
+        assert isinstance(app.screen, KoiKoiDialog)
+        assert_table_visible(app, "#kk-dialog")
+
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
@@ -118,11 +146,65 @@ def test_round_end(snap_compare: Compare, tmp_path: Path, size: tuple[int, int])
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_match_end(snap_compare: Compare, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_match_end(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
     rules = get_rules("nintendo").replace(game__rounds=3)
     app = game_app(5, tmp_path, rules)
     run_before = to_prompt(app, stop=lambda p: p == "match_end")
-    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_hint(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 8 and v.piles[0] and v.piles[1])
+    app = game_app(seed, tmp_path)
+    reach = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+
+    async def run_before(pilot: Any) -> None:
+        await reach(pilot)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: bool(app.screen.query("#message-text")))
+        assert isinstance(app.screen, HintDialog)
+        app.clear_notifications()  # "thinking…" shows only when the hint is slow
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_statistics(
+    snap_compare: Compare, tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.chdir(tmp_path)  # the screen names the file: the same name every run
+    path = Path("history.jsonl")
+    for day, (rules, seed, name) in enumerate(
+        [(ONE_ROUND, 3, "Expert"), (get_rules("nintendo").replace(game__rounds=3), 4, "Casual")], 1
+    ):
+        game = GameController(rules, opponent="random", seed=seed)
+        while not game.is_over:
+            game.apply(
+                greedy_policy(game.view(), koikoi=seed % 2 == 0)
+                if game.human_to_act
+                else game.choose_opponent_action()
+            )
+        record = GameRecord.from_match(game.match, players=["You", f"AI ({name})"], created="x")
+        append_game(path, record, opponent="expert", finished=f"2026-01-0{day}T12:00:00Z")
+    app = KoiKoiApp(records=None, saves=tmp_path / "saves", pace=0.0, history=path)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: bool(app.screen.query("#st-totals")))
+        await pilot.pause()
+
+    try:
+        assert snap_compare(app, terminal_size=size, run_before=run_before)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from koikoi.commands.rules import width
-from koikoi.errors import InvalidInputError
+from koikoi.errors import InvalidInputError, json_error_text
 from koikoi.i18n import N_, language, t, td, tn
 
 if TYPE_CHECKING:
@@ -193,9 +193,10 @@ def load_match_file(
         raise InvalidInputError(f"{where}: cannot read the match file: {exc.strerror}") from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-        raise InvalidInputError(f"{where}: not valid {kind}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{where}: not valid JSON: {json_error_text(exc)}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInputError(f"{where}: not valid TOML: {exc}") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"{where}: the match file must be a table of keys")
     for key in data:

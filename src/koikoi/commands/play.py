@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         raise KoiKoiError("the terminal game needs Textual: pip install 'koikoi[tui]'") from None
     from koikoi.tui.app import KoiKoiApp
+    from koikoi.tui.history import history_path
     from koikoi.tui.saves import load_game, records_dir, saves_dir
     from koikoi.tui.screens import DEFAULT_PACE, GameSettings, build_rules
 
@@ -105,7 +106,12 @@ def run(args: argparse.Namespace) -> int:
         saved = load_game(path)
         make_agent(saved.opponent)
         app = KoiKoiApp(
-            saved=saved, save_path=path, records=records, saves=saves_dir(), pace=args.pace
+            saved=saved,
+            save_path=path,
+            records=records,
+            saves=saves_dir(),
+            pace=args.pace,
+            history=history_path(),
         )
     elif direct:
         rules = build_rules(args.rules or "nintendo", rounds=args.rounds)
@@ -114,8 +120,14 @@ def run(args: argparse.Namespace) -> int:
         seed = parse_seed(args.seed) if args.seed is not None else None
         pace = DEFAULT_PACE if args.pace is None else args.pace
         settings = GameSettings(rules, opponent, seed, pace)
-        app = KoiKoiApp(settings=settings, records=records, saves=saves_dir(), pace=args.pace)
+        app = KoiKoiApp(
+            settings=settings,
+            records=records,
+            saves=saves_dir(),
+            pace=args.pace,
+            history=history_path(),
+        )
     else:
-        app = KoiKoiApp(records=records, saves=saves_dir(), pace=args.pace)
+        app = KoiKoiApp(records=records, saves=saves_dir(), pace=args.pace, history=history_path())
     app.run()
     return int(app.return_code or 0)

@@ -28,6 +28,7 @@ from koikoi.tui.dialogs import QuitDialog
 from koikoi.tui.game import GameScreen
 from koikoi.tui.saves import SavedGame, latest_save, load_game
 from koikoi.tui.screens import DEFAULT_PACE, GameSettings, NewGameScreen
+from koikoi.tui.stats import StatsScreen
 from koikoi.tui.tutorial import TutorialScreen, new_tutorial_game
 
 __all__ = ["KoiKoiApp", "run_app"]
@@ -47,6 +48,8 @@ class KoiKoiApp(App[None]):
             removed when the match ends).
         records: directory for the records of finished matches (``None``: none kept).
         saves: directory for saves.
+        history: the history file finished matches are added to, for the
+            statistics (``None``: none kept).
         pace: seconds per step of the opponent's turn (0: instant).
         stamp: makes the time stamp of record names (tests pass a fixed one).
         advisor: the agent spec of hints and koi-koi advice, whatever the opponent
@@ -80,8 +83,10 @@ class KoiKoiApp(App[None]):
         stamp: str | None = None,
         advisor: str = HINT_SPEC,
         tutorial: bool = False,
+        history: Path | None = None,
     ) -> None:
         super().__init__()
+        self.history = history
         self.advisor = advisor
         self.tutorial = tutorial
         self.settings = settings
@@ -121,6 +126,7 @@ class KoiKoiApp(App[None]):
             on_start=self.start_game,
             on_resume=self.resume_file,
             on_tutorial=self.start_tutorial,
+            on_stats=self.open_stats if self.history is not None else None,
         )
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
@@ -128,6 +134,11 @@ class KoiKoiApp(App[None]):
             self.push_screen(screen)
         if error:
             self.notify(error, title=t("Could not start"), severity="error", timeout=8)
+
+    def open_stats(self) -> None:
+        """The statistics of the finished matches in the history file."""
+        if self.history is not None:
+            self.push_screen(StatsScreen(self.history))
 
     def _stamp(self) -> str:
         return self.stamp if self.stamp is not None else _clock_stamp()
@@ -141,6 +152,7 @@ class KoiKoiApp(App[None]):
             save_path=save_path,
             stamp=self._stamp,
             on_done=self._after_game,
+            history=self.history,
         )
         self.game_screen = screen
         if len(self.screen_stack) > 1:

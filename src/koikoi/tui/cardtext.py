@@ -34,10 +34,12 @@ from koikoi.i18n import N_, language, t, td
 __all__ = [
     "CHIP_HEIGHT",
     "CHIP_WIDTH",
+    "KIND_JA",
     "KIND_MARKS",
     "MONTH_COLOURS",
     "MONTH_SHORT",
     "SPECIAL_MARKS",
+    "TALL_CHIP_HEIGHT",
     "back_text",
     "card_caption",
     "card_code_text",
@@ -54,6 +56,17 @@ __all__ = [
 
 CHIP_WIDTH: Final = 9
 CHIP_HEIGHT: Final = 3
+TALL_CHIP_HEIGHT: Final = 4
+"""A tall chip (for a terminal with room to spare) adds the kind in Japanese: 光, タネ,
+短冊 or カス."""
+
+KIND_JA: Final[dict[Kind, str]] = {
+    Kind.BRIGHT: "光",
+    Kind.ANIMAL: "タネ",
+    Kind.RIBBON: "短冊",
+    Kind.PLAIN: "カス",
+}
+"""The kinds as the Japanese game calls them (the last line of a tall chip)."""
 
 # (background, foreground) per month, after each month's flower. Every background has
 # at least 3:1 contrast with the table and 4.5:1 with its text (tests/tui check both).
@@ -165,15 +178,23 @@ def _month_name(month: int) -> str:
     return MONTH_NAMES[month - 1]
 
 
-def chip_lines(card: int) -> list[str]:
-    """The three plain-text lines of a card chip, each exactly :data:`CHIP_WIDTH` cells."""
+def chip_lines(card: int, *, tall: bool = False) -> list[str]:
+    """The plain-text lines of a card chip, each exactly :data:`CHIP_WIDTH` cells: three,
+    or with ``tall`` four (the kind in Japanese last).
+
+    >>> chip_lines(Card.PINE_CRANE, tall=True)[3]
+    '光       '
+    """
     code = CODES[card]
     mark = kind_mark(card)
     special = special_mark(card)
     top = f"{code:<4} {mark} {special or ' '}"
     month = MONTH_SHORT[card // 4] if language() == "en" else td(MONTH_NAMES[card // 4])
     name = card_short_name(card)
-    return [top.ljust(CHIP_WIDTH)[:CHIP_WIDTH], _pad(month), _pad(name)]
+    lines = [top.ljust(CHIP_WIDTH)[:CHIP_WIDTH], _pad(month), _pad(name)]
+    if tall:
+        lines.append(_pad(KIND_JA[KINDS[card]]))
+    return lines
 
 
 def _pad(text: str) -> str:
@@ -187,12 +208,13 @@ def _card_style(card: int) -> Style:
     return Style(color=fg, bgcolor=bg)
 
 
-def chip_text(card: int, *, dim: bool = False) -> Text:
-    """A card chip as three lines of coloured text (no trailing newline)."""
+def chip_text(card: int, *, dim: bool = False, tall: bool = False) -> Text:
+    """A card chip as three lines of coloured text, or four with ``tall`` (no trailing
+    newline)."""
     style = _card_style(card)
     if dim:
         style = style + Style(dim=True)
-    lines = chip_lines(card)
+    lines = chip_lines(card, tall=tall)
     text = Text()
     top = lines[0]
     text.append(top[:4], style + Style(bold=True))
@@ -207,6 +229,9 @@ def chip_text(card: int, *, dim: bool = False) -> Text:
     elif card in _SHORT_NAMES:
         name_style = style + Style(bold=True)
     text.append(lines[2], name_style)
+    if tall:
+        text.append("\n")
+        text.append(lines[3], style)
     return text
 
 

@@ -548,7 +548,13 @@ class MessageDialog(ModalScreen[None]):
 
 
 class HintDialog(MessageDialog):
-    """The expert's value of each legal play, best first (whatever the opponent)."""
+    """The expert's value of each legal play, best first (whatever the opponent), over
+    the lower table: the field and the hand stay in view."""
+
+    DEFAULT_CSS = """
+    HintDialog { align: center bottom; }
+    HintDialog #message-body { height: auto; max-height: 100%; }
+    """
 
     def __init__(
         self,
@@ -568,7 +574,27 @@ class HintDialog(MessageDialog):
             else t("The expert's values, best first: your expected net points this round.")
         )
         super().__init__(t("Hint"), "\n".join([head, *lines]))
+        self.add_class(OVER_TABLE_CLASS)
         self.values = values
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="over-table-box", id="hint-box"):
+            yield Static(self.title_text, classes="dialog-title")
+            with VerticalScroll(id="message-body"):
+                yield Static(self.body, id="message-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("OK (Enter)", id="ok", variant="primary", compact=True)
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        rows = fit_over_table(self, self.query_one("#hint-box"), anchor="#hand", least=7)
+        self.query_one("#message-body").styles.max_height = max(2, rows - 5)
 
 
 def card_options(action_ids: Sequence[int], cards: Sequence[int]) -> list[ChoiceOption]:

@@ -51,6 +51,7 @@ from koikoi.tui.dialogs import (
     KoiKoiDialog,
     KoiKoiFacts,
 )
+from koikoi.tui.history import append_match
 from koikoi.tui.progress import progress_line, yaku_progress
 from koikoi.tui.screens import (
     CapturesScreen,
@@ -64,6 +65,9 @@ from koikoi.tui.widgets import CardRow, Marker, TooSmall, localize_bindings
 __all__ = ["GameScreen"]
 
 BOARD_EVENTS = frozenset({"play", "draw", "take", "koikoi", "stop"})
+TALL_CHIPS_ROWS = 36
+"""A wide terminal at least this tall draws the cards as tall chips (the kind in Japanese
+added)."""
 LOG_LINES = 500
 """Lines the log keeps."""
 
@@ -77,6 +81,23 @@ def _logged(event: Event) -> bool:
 def _short(name: str) -> str:
     """A name without its parenthesised detail: ``"AI (expert)"`` -> ``"AI"``."""
     return name.split(" (", 1)[0] or name
+
+
+def fit_line(line: str, names: tuple[str, str], width: int) -> str:
+    """A line of the turn report that fits ``width`` cells: the players' names lose
+    their parenthesised detail when the line is too long (the status line and the
+    opponent's line say it in full).
+
+    >>> fit_line("AI (Club player) draws 9A Chrysanthemum · Sake cup ◎: no match.",
+    ...          ("You", "AI (Club player)"), 60)
+    'AI draws 9A Chrysanthemum · Sake cup ◎: no match.'
+    """
+    if Text(line).cell_len <= width:
+        return line
+    for name in names:
+        if _short(name) != name:
+            line = line.replace(name, _short(name))
+    return line
 
 
 def status_line(
@@ -165,12 +186,15 @@ class GameScreen(Screen[None]):
         save_path: Path | None = None,
         stamp: Callable[[], str] | None = None,
         on_done: Callable[[str], None] | None = None,
+        history: Path | None = None,
     ) -> None:
         super().__init__()
         localize_bindings(self)
         self.game = game
         self.pace = pace
         self.records = records
+        self.history = history
+        """The history file a finished match is added to (None: not kept)."""
         self.saves = saves
         self.save_path = save_path
         self.saved_moves = len(game.match.actions) if save_path is not None else -1
@@ -352,11 +376,17 @@ class GameScreen(Screen[None]):
                 dimmed.add(c)
         if self.selected not in hand:
             self.selected = None
+        tall = self.has_class("-wide") and self.size.height >= TALL_CHIPS_ROWS
+        for row in self.query(CardRow):
+            row.tall = tall
         self.query_one("#hand", CardRow).set_cards(
             hand, markers=hand_markers, selected=self.selected, dimmed=dimmed
         )
-        turn = Text("\n".join(self.turn_lines[-2:]), no_wrap=True, overflow="ellipsis")
-        self.query_one("#turn", Static).update(turn)
+        turn_widget = self.query_one("#turn", Static)
+        width = turn_widget.size.width or max(20, self.size.width)
+        lines = [fit_line(line, names, width) for line in self.turn_lines[-2:]]
+        turn = Text("\n".join(lines), no_wrap=True, overflow="ellipsis")
+        turn_widget.update(turn)
         if self.has_class("-wide"):
             self.query_one("#side-text", Static).update(
                 piles_and_progress(game, table.piles, table.month, only_started=True)
@@ -577,6 +607,18 @@ class GameScreen(Screen[None]):
                 record = t("The record could not be saved: {error}", error=exc)
         else:
             record = t("Records are off for this game.")
+        if self.history is not None:
+            try:
+                append_match(
+                    self.history,
+                    game.match,
+                    opponent=game.opponent_spec,
+                    names=game.names,
+                    seat=HUMAN,
+                    record_file=self.record_path,
+                )
+            except (KoiKoiError, OSError) as exc:
+                record += "\n" + t("The statistics could not be updated: {error}", error=str(exc))
         if self.save_path is not None:
             self.save_path.unlink(missing_ok=True)
         line = narrate(game.match.events[-1], game.names) if game.match.events else None

@@ -324,12 +324,13 @@ class NewGameScreen(Screen[None]):
     #ng-info { height: auto; color: $text-muted; padding: 0 1; }
     #ng-error { height: auto; color: $error; padding: 0 1; }
     #ng-buttons { height: 3; align-horizontal: center; }
-    #ng-buttons Button { margin: 0 1; }
+    #ng-buttons Button { margin: 0 1; min-width: 8; width: auto; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", N_("Start")),
         Binding("f1", "help", N_("Help")),
+        Binding("f2", "stats", N_("Statistics")),
         Binding("escape", "app.request_quit", N_("Quit")),
     ]
 
@@ -341,6 +342,7 @@ class NewGameScreen(Screen[None]):
         on_start: Callable[[GameSettings], str | None] | None = None,
         on_resume: Callable[[Path], str | None] | None = None,
         on_tutorial: Callable[[], None] | None = None,
+        on_stats: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         localize_bindings(self)
@@ -349,6 +351,7 @@ class NewGameScreen(Screen[None]):
         self.on_start = on_start
         self.on_resume = on_resume
         self.on_tutorial = on_tutorial
+        self.on_stats = on_stats
         self.available = {spec: agent_available(spec) for spec, _ in OPPONENT_CHOICES}
 
     def compose(self) -> ComposeResult:
@@ -414,6 +417,8 @@ class NewGameScreen(Screen[None]):
             if self.on_tutorial is not None:
                 yield Button(t("Learn to play"), id="learn", variant="warning")
             yield Button(t("Help"), id="help")
+            if self.on_stats is not None:
+                yield Button(t("Statistics"), id="stats")
             yield Button(t("Quit"), id="quit", variant="error")
         yield Footer()
         yield TooSmall()
@@ -540,6 +545,11 @@ class NewGameScreen(Screen[None]):
             rules = get_rules("nintendo")
         self.app.push_screen(HelpScreen(rules))
 
+    def action_stats(self) -> None:
+        """Open the statistics of finished matches (when the app keeps a history)."""
+        if self.on_stats is not None:
+            self.on_stats()
+
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         button = event.button.id
@@ -553,6 +563,8 @@ class NewGameScreen(Screen[None]):
             self.on_tutorial()
         elif button == "help":
             self.action_help()
+        elif button == "stats":
+            self.action_stats()
         elif button == "quit":
             self.app.exit()
 

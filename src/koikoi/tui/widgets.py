@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from koikoi.i18n import t, td
-from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, chip_text
+from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, TALL_CHIP_HEIGHT, chip_text
 
 __all__ = [
     "OVER_TABLE_CLASS",
@@ -89,6 +89,18 @@ class CardRow(Widget):
         self._state = _RowState()
         self._empty = empty
         self._marker_line = marker_line
+        self._tall = False
+
+    @property
+    def tall(self) -> bool:
+        """Whether the chips are tall (four lines: the kind in Japanese last)."""
+        return self._tall
+
+    @tall.setter
+    def tall(self, value: bool) -> None:
+        if value != self._tall:
+            self._tall = value
+            self.refresh(layout=True)
 
     @property
     def cards(self) -> list[int]:
@@ -117,7 +129,11 @@ class CardRow(Widget):
 
     @property
     def _chip_height(self) -> int:
-        return CHIP_HEIGHT + (1 if self._marker_line else 0)
+        return self._lines + (1 if self._marker_line else 0)
+
+    @property
+    def _lines(self) -> int:
+        return TALL_CHIP_HEIGHT if self._tall else CHIP_HEIGHT
 
     @staticmethod
     def per_line(width: int) -> int:
@@ -142,10 +158,12 @@ class CardRow(Widget):
         out = Text(no_wrap=True, overflow="crop")
         for start in range(0, len(state.cards), per):
             chunk = state.cards[start : start + per]
-            chips = [chip_text(c, dim=c in state.dimmed).split("\n") for c in chunk]
+            chips = [
+                chip_text(c, dim=c in state.dimmed, tall=self._tall).split("\n") for c in chunk
+            ]
             if start:
                 out.append("\n")
-            for line in range(CHIP_HEIGHT):
+            for line in range(self._lines):
                 if line:
                     out.append("\n")
                 for i, chip in enumerate(chips):

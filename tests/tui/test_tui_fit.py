@@ -1,0 +1,111 @@
+"""Nothing is cut at the smallest size, 80x24 (whole names, every button, whole turn
+lines), and a large terminal draws the cards larger."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual.widgets import Button
+from tui_driver import find_seed, greedy_policy, plain, play_until, wait_for
+
+from koikoi.engine import Phase
+from koikoi.opponents import LEVEL_CHOICES
+from koikoi.rules import get_rules
+from koikoi.tui import controller
+from koikoi.tui.app import KoiKoiApp
+from koikoi.tui.cardtext import CHIP_HEIGHT, TALL_CHIP_HEIGHT
+from koikoi.tui.game import fit_line
+from koikoi.tui.screens import GameSettings, NewGameScreen
+from koikoi.tui.widgets import CardRow
+
+pytestmark = pytest.mark.anyio
+
+LONGEST = max((choice.level.title for choice in LEVEL_CHOICES), key=len)
+"""The longest title of an offered level ("Club player")."""
+
+
+async def test_the_new_game_buttons_fit_with_a_save_to_resume(tmp_path: Path) -> None:
+    (tmp_path / "saves").mkdir()
+    (tmp_path / "saves" / "koikoi-save.json").write_text("{}", encoding="utf-8")
+    app = KoiKoiApp(
+        records=None, saves=tmp_path / "saves", pace=0.0, history=tmp_path / "history.jsonl"
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        await pilot.pause()
+        buttons = {b.id: b.region for b in app.screen.query(Button)}
+        assert set(buttons) == {"start", "resume", "help", "stats", "quit"}
+        for region in buttons.values():
+            assert region.width > 0 and region.right <= 80, buttons
+
+
+async def test_the_opponent_is_named_in_full_at_80x24(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The longest level title, through a round and its koi-koi decision, the
+    settlement and the end of the match (a cheap opponent wears the title)."""
+    monkeypatch.setattr(controller, "opponent_label", lambda spec, agent=None: LONGEST)
+    full = f"AI ({LONGEST})"
+    rules = get_rules("nintendo").replace(game__rounds=2)
+    seed, _ = find_seed(rules, lambda v: v.phase is Phase.DECIDE)
+    app = KoiKoiApp(
+        settings=GameSettings(rules, "random", seed, 0.0),
+        records=None,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        advisor="test-advisor",
+    )
+    seen: set[str] = set()
+
+    def check(prompt: str) -> bool:
+        screen = app.game_screen
+        assert screen is not None
+        if prompt == "play":
+            assert full in plain(screen.query_one("#status"))
+            assert plain(screen.query_one("#opponent-line")).startswith(full)
+            turn = screen.query_one("#turn")
+            for line in plain(turn).splitlines():
+                assert Text(line).cell_len <= turn.size.width, line
+        elif prompt == "decide":
+            assert full in plain(app.screen.query_one("#kk-text"))
+        elif prompt == "round_end":
+            assert f"— {full} " in plain(app.screen.query_one("#re-scores"))
+        seen.add(prompt)
+        return prompt == "match_end"
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, greedy_policy, check)
+        assert {"play", "decide", "round_end", "match_end"} <= seen
+
+
+def test_a_turn_line_too_long_drops_the_names_detail() -> None:
+    names = ("You", f"AI ({LONGEST})")
+    line = f"{names[1]} draws 9A Chrysanthemum · Sake cup ◎: no match, it stays on the field."
+    assert fit_line(line, names, 100) == line
+    short = fit_line(line, names, 78)
+    assert short.startswith("AI draws 9A") and len(short) <= 78
+
+
+@pytest.mark.parametrize(("size", "tall"), [((80, 24), False), ((120, 40), True)])
+async def test_the_cards_use_the_room_of_a_large_terminal(
+    tmp_path: Path, size: tuple[int, int], tall: bool
+) -> None:
+    app = KoiKoiApp(
+        settings=GameSettings(get_rules("nintendo"), "random", 4, 0.0),
+        records=None,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        advisor="test-advisor",
+    )
+    async with app.run_test(size=size) as pilot:
+        await play_until(pilot, app, greedy_policy, lambda prompt: prompt == "play")
+        screen = app.game_screen
+        assert screen is not None
+        hand = screen.query_one("#hand", CardRow)
+        assert hand.tall is tall
+        chip_rows = -(-len(hand.cards) // hand.per_line(hand.size.width))
+        assert hand.size.height == chip_rows * ((TALL_CHIP_HEIGHT if tall else CHIP_HEIGHT) + 1)
+        if tall:
+            assert "カス" in str(hand.render()) or "タネ" in str(hand.render())
