@@ -36,7 +36,7 @@ async def test_the_new_game_buttons_fit_with_a_save_to_resume(tmp_path: Path) ->
         await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
         await pilot.pause()
         buttons = {b.id: b.region for b in app.screen.query(Button)}
-        assert set(buttons) == {"start", "resume", "help", "stats", "quit"}
+        assert set(buttons) == {"start", "resume", "learn", "help", "stats", "quit"}
         for region in buttons.values():
             assert region.width > 0 and region.right <= 80, buttons
 

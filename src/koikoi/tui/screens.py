@@ -324,7 +324,7 @@ class NewGameScreen(Screen[None]):
     #ng-info { height: auto; color: $text-muted; padding: 0 1; }
     #ng-error { height: auto; color: $error; padding: 0 1; }
     #ng-buttons { height: 3; align-horizontal: center; }
-    #ng-buttons Button { margin: 0 1; min-width: 8; width: auto; }
+    #ng-buttons Button { margin: 0 0 0 1; min-width: 8; width: auto; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
