@@ -1,0 +1,228 @@
+"""Two server processes on one PostgreSQL database; one is killed mid-game.
+
+Each friend game has a client on each process (one of them the game's owner,
+the other a follower that forwards its actions); an AI game's human plays
+through the process that does not own it; a spectator watches through the
+other process. Then the owner of half the games dies with ``kill -9``: its
+clients reconnect to the survivor, which takes the games over when their
+leases expire and finishes every one of them, AI turns included. Every
+acknowledged action is in the stored record, and the spectator saw every
+move. PostgreSQL only (``KOIKOI_TEST_DATABASE_URL``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server_helpers import SubprocessServer
+
+from koikoi.record import load_record, replay
+
+websockets_sync = pytest.importorskip("websockets.sync.client")
+
+PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
+pytestmark = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+
+LEASE_S = 2.0
+WAIT_S = 30.0
+"""Longest wait for one message: a lease's expiry and the takeover fit well within it."""
+
+
+class Client:
+    """One seat (or a spectator) over a real WebSocket to one server process."""
+
+    def __init__(self, token: str, server: SubprocessServer, name: str) -> None:
+        self.token = token
+        self.server = server
+        self.name = name
+        self.ws: Any = None
+        self.state: dict[str, Any] = {}
+        self.seqs: list[int] = []
+        self.events: list[int] = []
+
+    def connect(self, server: SubprocessServer | None = None) -> dict[str, Any]:
+        self.server = server or self.server
+        self.ws = websockets_sync.connect(self.server.ws_url, open_timeout=10, legacy=True)
+        self.ws.send(json.dumps({"type": "hello", "token": self.token}))
+        self.recv_type("welcome")
+        return self.recv_type("state")
+
+    def recv_type(self, kind: str, timeout: float = WAIT_S) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{self.name}: no {kind!r} message within {timeout} s")
+            msg = json.loads(self.ws.recv(timeout=left))
+            if msg["type"] == "error":
+                raise AssertionError(f"{self.name}: server error: {msg}")
+            if msg["type"] == "state":
+                self.state = msg
+                self.seqs.append(msg["seq"])
+                self.events.extend(e["index"] for e in msg["events"])
+            if msg["type"] == kind:
+                return msg
+
+    def wait_seq(self, seq: int) -> None:
+        while self.state.get("seq", -1) < seq:
+            self.recv_type("state")
+
+    def act(self, action: int) -> dict[str, Any]:
+        """Send an action and return its acknowledgement (a ``state`` with ``ack``)."""
+        seq = self.state["seq"]
+        self.ws.send(json.dumps({"type": "act", "action": action, "seq": seq}))
+        while True:
+            msg = self.recv_type("state")
+            if msg.get("ack") is not None:
+                assert msg["ack"] == seq
+                return msg
+
+    def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                self.ws.close()
+            self.ws = None
+
+
+class FriendGame:
+    def __init__(self, info: dict[str, Any], clients: dict[int, Client]) -> None:
+        self.info = info
+        self.clients = clients
+        self.acked: list[int] = []
+
+    @property
+    def over(self) -> bool:
+        return bool(next(iter(self.clients.values())).state["over"])
+
+    def step(self, rng: random.Random) -> None:
+        """One random legal action by the player to move, acknowledged; both seats see it."""
+        state = self.clients[0].state
+        me = self.clients[state["view"]["current"]]
+        me.wait_seq(len(self.acked))
+        action = rng.choice(me.state["view"]["legal"])["id"]
+        me.act(action)
+        self.acked.append(action)
+        for c in self.clients.values():
+            c.wait_seq(len(self.acked))
+
+
+def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = os.environ[PG_URL_ENV]
+    monkeypatch.setenv("KOIKOI_LEASE_SECONDS", str(LEASE_S))
+    a = SubprocessServer(url, tmp=tmp_path)
+    b = SubprocessServer(url, tmp=tmp_path)
+    started = time.monotonic()
+    everyone: list[Client] = []
+    try:
+        a.start()
+        b.start()
+        started = time.monotonic()  # bounded from here (starting depends on the load)
+        rng = random.Random(2024)
+        games: list[FriendGame] = []
+        for i in range(4):
+            # Games 0 and 2 are created on (owned by) A, 1 and 3 on B; the creator
+            # plays on the creating process, the invited player on the other one.
+            home, away = (a, b) if i % 2 == 0 else (b, a)
+            g = httpx.post(
+                home.base + "/api/games", json={"mode": "friend", "seed": 100 + i, "rounds": 2}
+            ).json()
+            j = httpx.post(away.base + "/api/join", json={"invite": g["invite"]}).json()
+            clients = {
+                g["seat"]: Client(g["token"], home, f"game{i}/seat{g['seat']}"),
+                j["seat"]: Client(j["token"], away, f"game{i}/seat{j['seat']}"),
+            }
+            everyone.extend(clients.values())
+            for c in clients.values():
+                c.connect()
+            games.append(FriendGame(g, clients))
+        # The spectator of a game owned by A watches through B.
+        watcher = Client(games[0].info["watch"], b, "spectator")
+        everyone.append(watcher)
+        watcher.connect()
+        # An AI game owned by A whose human plays through B.
+        ai = httpx.post(
+            a.base + "/api/games", json={"mode": "ai", "agent": "random", "seed": 7, "rounds": 2}
+        ).json()
+        human = Client(ai["token"], b, "human")
+        everyone.append(human)
+        human.connect()
+        human_acked: dict[int, int] = {}
+
+        def human_step() -> None:
+            state = human.state
+            if state["over"]:
+                return
+            if state["view"]["current"] != ai["seat"] or not state["view"]["legal"]:
+                human.recv_type("state")  # the AI moves (on the owner)
+                return
+            action = state["view"]["legal"][0]["id"]
+            human.act(action)
+            human_acked[state["seq"]] = action
+
+        while min(len(game.acked) for game in games) < 12:
+            for game in games:
+                if len(game.acked) < 12:
+                    game.step(rng)
+            human_step()
+        while human.state["seq"] < 12:
+            human_step()
+
+        a.kill()  # SIGKILL: A's leases expire; B takes its games over
+        for c in everyone:
+            if c.server is a:
+                c.close()
+                state = c.connect(b)
+                game = next(g for g in games if c in g.clients.values())
+                assert state["seq"] == len(game.acked), f"{c.name}: acknowledged action lost"
+
+        while not all(game.over for game in games) or not human.state["over"]:
+            for game in games:
+                if not game.over:
+                    game.step(rng)
+            human_step()
+        elapsed = time.monotonic() - started
+
+        # Every game finished through B with every acknowledged action stored.
+        for game in games:
+            r = httpx.post(
+                f"{b.base}/api/games/{game.info['game']}/record",
+                json={"token": game.info["watch"]},
+            )
+            assert r.status_code == 200, r.text
+            record = load_record(r.text)
+            assert record.finished
+            final = replay(record)
+            assert final.actions == game.acked
+            assert list(final.scores) == game.clients[0].state["view"]["match_scores"]
+        r = httpx.post(f"{b.base}/api/games/{ai['game']}/record", json={"token": ai["watch"]})
+        assert r.status_code == 200, r.text
+        record = load_record(r.text)
+        assert record.finished
+        stored = replay(record).actions
+        assert all(stored[seq] == action for seq, action in human_acked.items())
+        assert len(stored) == human.state["seq"]
+
+        # The spectator on B saw every move of game 0: a state for every action, the
+        # events in order without a gap.
+        watcher.wait_seq(len(games[0].acked))
+        assert set(range(1, len(games[0].acked) + 1)) <= set(watcher.seqs)
+        assert watcher.events == sorted(set(watcher.events))
+        assert watcher.state["over"]
+
+        # B took the games over (its log says so) and A's games were not lost.
+        lines = [json.loads(x) for x in b.log_path.read_text().splitlines() if x.startswith("{")]
+        assert sum(line["msg"] == "game taken over" for line in lines) >= 3
+        assert elapsed < 90
+    finally:
+        for c in everyone:
+            c.close()
+        a.stop()
+        b.stop()
