@@ -16,20 +16,23 @@ import contextlib
 import json
 import os
 import random
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_helpers import SubprocessServer
+from server_helpers import ROOT, SubprocessServer, free_port
 
 from koikoi.record import load_record, replay
 
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
-pytestmark = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+needs_pg = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
 
 LEASE_S = 2.0
 WAIT_S = 30.0
@@ -114,6 +117,7 @@ class FriendGame:
             c.wait_seq(len(self.acked))
 
 
+@needs_pg
 def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = os.environ[PG_URL_ENV]
     monkeypatch.setenv("KOIKOI_LEASE_SECONDS", str(LEASE_S))
@@ -226,3 +230,128 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             c.close()
         a.stop()
         b.stop()
+
+
+def serve_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "koikoi.cli", "serve", "--host", "127.0.0.1", *args]
+
+
+def test_workers_need_postgresql(tmp_path: Path) -> None:
+    """More than one worker on SQLite is refused with a clear error before anything starts."""
+    env = dict(os.environ, KOIKOI_DATABASE_URL="")
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    out = subprocess.run(
+        serve_cmd("--port", str(free_port()), "--workers", "2", "--database-url", url),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=str(ROOT),
+    )
+    assert out.returncode == 2
+    assert "--workers 2 needs a PostgreSQL database" in out.stderr
+    assert not (tmp_path / "games.db").exists()
+    out = subprocess.run(
+        serve_cmd("--workers", "0", "--database-url", url),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=str(ROOT),
+    )
+    assert out.returncode == 2 and "--workers must be 1 to 256, not 0" in out.stderr
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The worker processes of a ``--workers`` server (children of the parent, except
+    multiprocessing's resource tracker)."""
+    path = Path(f"/proc/{parent}/task/{parent}/children")
+    pids = [int(x) for x in path.read_text().split()]
+    return [p for p in pids if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
+
+
+@needs_pg
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_workers_one_port(tmp_path: Path) -> None:
+    """``--workers 2``: two processes behind one port; clients land on either; a worker
+    killed with kill -9 is restarted and its games finish on the other one."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "workers.log"
+    env = dict(os.environ, PYTHONUNBUFFERED="1", KOIKOI_LEASE_SECONDS=str(LEASE_S))
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            serve_cmd(
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+                "--allow-seed",
+                "--database-url",
+                os.environ[PG_URL_ENV],
+            ),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=str(ROOT),
+        )
+    server = SubprocessServer(os.environ[PG_URL_ENV], port=port)  # only for its URLs
+    clients: list[Client] = []
+    try:
+        nodes: set[str] = set()
+        deadline = time.monotonic() + 90
+        while len(nodes) < 2 and time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                r = httpx.get(base + "/healthz", timeout=2)
+                if r.status_code == 200:
+                    nodes.add(r.json()["node"])
+                    continue
+            time.sleep(0.2)
+        assert proc.poll() is None, log_path.read_text()[-2000:]
+        assert len(worker_pids(proc.pid)) == 2
+
+        rng = random.Random(5)
+        g = httpx.post(base + "/api/games", json={"mode": "friend", "seed": 11, "rounds": 2})
+        info = g.json()
+        j = httpx.post(base + "/api/join", json={"invite": info["invite"]}).json()
+        game = FriendGame(
+            info,
+            {
+                info["seat"]: Client(info["token"], server, "creator"),
+                j["seat"]: Client(j["token"], server, "invited"),
+            },
+        )
+        clients.extend(game.clients.values())
+        for c in clients:
+            c.connect()
+        for _ in range(10):
+            game.step(rng)
+
+        victim = worker_pids(proc.pid)[0]
+        os.kill(victim, signal.SIGKILL)
+        for c in clients:  # whichever worker it was on, reconnect (the port stays open)
+            c.close()
+            state = c.connect()
+            assert state["seq"] == len(game.acked), f"{c.name}: acknowledged action lost"
+        while not game.over:
+            game.step(rng)
+        r = httpx.post(
+            f"{base}/api/games/{info['game']}/record", json={"token": info["watch"]}, timeout=10
+        )
+        assert r.status_code == 200, r.text
+        assert replay(load_record(r.text)).actions == game.acked
+        deadline = time.monotonic() + 60
+        pids = worker_pids(proc.pid)
+        while time.monotonic() < deadline and (victim in pids or len(pids) < 2):
+            time.sleep(0.2)
+            pids = worker_pids(proc.pid)
+        assert victim not in pids and len(pids) == 2, "uvicorn did not replace the dead worker"
+    finally:
+        for c in clients:
+            c.close()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

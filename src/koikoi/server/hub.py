@@ -1330,4 +1330,5 @@ class Hub:
             **self.connection_counts(),
             "inflight": self._inflight,
             "agents": list(self.available_agents),
+            **({"node": self.cluster.node} if self.cluster is not None else {}),
         }
