@@ -355,14 +355,28 @@ class Cluster:
                 self.hub.drop_room(live, "the game moved to another server; reconnect")
 
     async def _take_over_orphans(self) -> None:
-        """Followed games with clients here whose owner stopped renewing: take them."""
+        """Followed games with clients here whose owner stopped renewing: take them
+        (one query finds them)."""
+        wanted: list[str] = []
         for game_id, state in list(self.following.items()):
             live = self.hub.rooms.get(game_id)
             if live is None:
                 self.following.pop(game_id, None)
+            elif live.conns or state.pending:
+                wanted.append(game_id)
+        if not wanted:
+            return
+        rows = await self._execute(
+            "SELECT game_id FROM koikoi_leases WHERE game_id = ANY(%s) AND expires_at >= now()",
+            (wanted,),
+        )
+        held = {str(r[0]) for r in rows}
+        for game_id in wanted:
+            found = self.following.get(game_id)
+            live = self.hub.rooms.get(game_id)
+            if game_id in held or found is None or live is None:
                 continue
-            if not live.conns and not state.pending:
-                continue
+            state = found
             owner = await self._acquire(game_id)
             if owner == self.node:
                 await self._promote(live, state)
@@ -555,13 +569,17 @@ class Cluster:
         return any((v[0] or v[1] or v[2]) and t > horizon for t, v in owned.remote.values())
 
     def _heartbeat(self) -> None:
-        """Followers repeat their presence each tick: an owner forgets nodes that went
-        quiet (a follower killed with its clients)."""
+        """Followers repeat their presence each tick (one message per owner and up to
+        100 games): an owner forgets nodes that went quiet (a follower killed with its
+        clients)."""
+        by_leader: dict[str, dict[str, list[Any]]] = {}
         for game_id, state in self.following.items():
-            self._send(
-                node_channel(state.leader),
-                {"k": "pres", "g": game_id, "p": self.node, "v": list(state.reported)},
-            )
+            by_leader.setdefault(state.leader, {})[game_id] = list(state.reported)
+        for leader, games in by_leader.items():
+            items = list(games.items())
+            for i in range(0, len(items), 100):
+                chunk = dict(items[i : i + 100])
+                self._send(node_channel(leader), {"k": "beat", "p": self.node, "v": chunk})
         horizon = time.monotonic() - 3 * self.lease
         for owned in self.owned.values():
             for node, (t, _) in list(owned.remote.items()):
@@ -589,10 +607,11 @@ class Cluster:
                 try:
                     if conn is None or conn.closed:
                         conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
-                    async with conn.transaction():
-                        cur = psycopg.AsyncClientCursor(conn)
-                        query = "; ".join("SELECT pg_notify(%s, %s)" for _ in batch)
-                        await cur.execute(query, [v for pair in batch for v in pair])
+                    # One simple query of several statements: one round trip, one
+                    # implicit transaction, the messages delivered in this order.
+                    cur = psycopg.AsyncClientCursor(conn)
+                    query = "; ".join("SELECT pg_notify(%s, %s)" for _ in batch)
+                    await cur.execute(query, [v for pair in batch for v in pair])
                     break
                 except asyncio.CancelledError:
                     raise
@@ -696,6 +715,10 @@ class Cluster:
                 await self._recheck(live, state)
         elif kind == "pres":
             await self._on_presence(live, msg)
+        elif kind == "beat":  # a follower's presence in many games
+            node = str(msg["p"])
+            for gid, v in dict(msg["v"]).items():
+                await self._on_presence(self.hub.rooms.get(gid), {"g": gid, "p": node, "v": v})
         elif kind == "owner":
             state = self.following.get(game_id)
             node = str(msg["p"])
