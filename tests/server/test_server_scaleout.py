@@ -20,12 +20,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_helpers import ROOT, SubprocessServer, free_port
+from server_helpers import ROOT, WS, SubprocessServer, free_port
 
 from koikoi.record import load_record, replay
 
@@ -355,3 +356,57 @@ def test_workers_one_port(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)
+
+
+@needs_pg
+def test_late_renewal_and_lost_lease(make_client: Callable[..., Any]) -> None:
+    """An owner whose periodic renewal is late renews before storing (the action is
+    played); one whose lease another node took drops the game instead of storing, and
+    a client that comes back is served as a follower of the new owner."""
+    import psycopg
+
+    from koikoi.server.cluster import conninfo_of
+
+    url = os.environ[PG_URL_ENV]
+    client = make_client(url=url)
+    hub = client.app.state.hub
+    cluster = hub.cluster
+    assert cluster is not None
+    g = client.post("/api/games", json={"mode": "friend", "seed": 3}).json()
+    j = client.post("/api/join", json={"invite": g["invite"]}).json()
+    game = g["game"]
+    tokens = {g["seat"]: g["token"], j["seat"]: j["token"]}
+    assert game in cluster.owned and cluster.may_write(game)
+    with client.websocket_connect("/ws") as s0, client.websocket_connect("/ws") as s1:
+        socks = {0: WS(s0, "seat0"), 1: WS(s1, "seat1")}
+        states = {seat: socks[seat].hello(tokens[seat])[1] for seat in (0, 1)}
+        cur = states[0]["view"]["current"]
+
+        cluster.owned[game].valid_until = 0.0  # as if the renewal task were late
+        action = states[cur]["view"]["legal"][0]["id"]
+        socks[cur].send({"type": "act", "action": action, "seq": 0})
+        ack = socks[cur].recv_type("state")
+        assert ack["ack"] == 0 and ack["seq"] == 1
+        first = action
+        assert cluster.may_write(game)  # renewed on demand
+
+        with psycopg.connect(conninfo_of(url), autocommit=True) as conn:
+            conn.execute(
+                "UPDATE koikoi_leases SET owner = 'elsewhere', "
+                "expires_at = now() + interval '1 minute' WHERE game_id = %s",
+                (game,),
+            )
+        cluster.owned[game].valid_until = 0.0
+        state = socks[1 - cur].recv_type("state")
+        action = state["view"]["legal"][0]["id"]
+        socks[1 - cur].send({"type": "act", "action": action, "seq": 1})
+        with pytest.raises(ConnectionError):
+            socks[1 - cur].recv_type("state")
+        assert game not in hub.rooms and game not in cluster.owned
+        assert hub.storage.action_ids(game) == [first]
+
+    with client.websocket_connect("/ws") as s:
+        _, state = WS(s, "again").hello(tokens[0])
+        assert state["seq"] == 1 and cluster.follows(game)
+    with psycopg.connect(conninfo_of(url), autocommit=True) as conn:
+        conn.execute("DELETE FROM koikoi_leases WHERE game_id = %s", (game,))

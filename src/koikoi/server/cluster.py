@@ -265,6 +265,30 @@ class Cluster:
         owned = self.owned.get(game_id)
         return owned is not None and time.monotonic() < owned.valid_until
 
+    async def confirm(self, live: LiveRoom) -> None:
+        """Renew the lease of a game this node owns before storing an action when the
+        periodic renewal is late (a busy event loop).
+
+        Raises:
+            ProtocolError: another node holds the game now (this node drops it; its
+                clients reconnect) or the database does not answer.
+        """
+        game_id = live.room.id
+        try:
+            owner = await self._acquire(game_id)
+        except ProtocolError:
+            raise
+        except Exception as exc:
+            raise ProtocolError(
+                "server_error", "the database is not answering; try again in a moment"
+            ) from exc
+        if owner != self.node:
+            self.owned.pop(game_id, None)
+            self.hub.metrics.count("leases_lost")
+            log_event(log, "lease lost", logging.WARNING, game=game_id, owner=owner)
+            self.hub.drop_room(live, "the game moved to another server; reconnect")
+            raise ProtocolError("server_error", "the game moved to another server; reconnect")
+
     def follows(self, game_id: str) -> bool:
         return game_id in self.following
 
@@ -448,6 +472,8 @@ class Cluster:
                     )
         room.apply(action)
         live.last_active = time.monotonic()
+        if room.is_over:
+            live.finished_stored = True  # the owner stores the record (else records rebuild it)
         self.hub.broadcast(
             live,
             ack_conn=ack.conn if ack is not None else None,

@@ -1024,9 +1024,7 @@ class Hub:
             if seat is None:  # pragma: no cover - check_act refuses spectators
                 raise ProtocolError("spectator", "spectators cannot act")
             if cluster is not None and not cluster.may_write(room.id):
-                raise ProtocolError(
-                    "server_error", "this server is not sure it still holds the game; act again"
-                )
+                await cluster.confirm(live)  # renewal is late (a busy process): renew now
             try:
                 await self.writer.append(room.id, seq, action, seat)
             except Exception as exc:
