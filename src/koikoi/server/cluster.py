@@ -7,7 +7,9 @@ node, expiry in the database's clock):
 
 * The node that holds a game's lease is its **owner**: the only one that
   stores its actions and runs its AI. It renews all its leases in one
-  statement every ``lease_seconds / 5`` seconds.
+  statement every ``lease_seconds / 5`` seconds, from a thread of its own (a
+  busy event loop does not let them expire), and renews a lease itself before
+  storing an action if the last renewal is not recent enough.
 * Any other node with clients of that game is a **follower**: it keeps a
   replica of the game (replayed from the stored actions, then updated by the
   owner's messages), serves its own clients from it (each seat still sees only
@@ -40,6 +42,7 @@ import contextlib
 import json
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
@@ -162,6 +165,8 @@ class Cluster:
         self._listening = asyncio.Event()
         self._closing = False
         self._background: set[asyncio.Future[None]] = set()
+        self._stop_renewing = threading.Event()
+        self._renewer: threading.Thread | None = None
 
     # ------------------------------------------------------------- lifecycle
 
@@ -176,6 +181,13 @@ class Cluster:
             asyncio.create_task(self._send_loop(), name="koikoi-cluster-send"),
             asyncio.create_task(self._lease_loop(), name="koikoi-cluster-leases"),
         ]
+        self._renewer = threading.Thread(
+            target=self._renew_thread,
+            args=(asyncio.get_running_loop(),),
+            name="koikoi-lease-renewal",
+            daemon=True,
+        )
+        self._renewer.start()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._listening.wait(), 10)
         log_event(log, "cluster node started", node=self.node, lease_s=self.lease)
@@ -183,6 +195,9 @@ class Cluster:
     async def close(self) -> None:
         """Hand every owned game back (delete its lease, tell the others), then disconnect."""
         self._closing = True
+        self._stop_renewing.set()
+        if self._renewer is not None:
+            await asyncio.to_thread(self._renewer.join, 5)
         games = list(self.owned)
         if games and self._lease_conn is not None:
             with contextlib.suppress(Exception):
@@ -352,7 +367,6 @@ class Cluster:
         while True:
             await asyncio.sleep(self.tick)
             try:
-                await self._renew()
                 await self._take_over_orphans()
                 self._heartbeat()
             except asyncio.CancelledError:
@@ -361,22 +375,53 @@ class Cluster:
                 self.hub.metrics.count("cluster_errors")
                 log_event(log, "lease renewal failed", logging.ERROR, error=type(exc).__name__)
 
-    async def _renew(self) -> None:
-        if not self.owned:
-            return
-        started = time.monotonic()
-        rows = await self._execute(_RENEW_SQL, (self.lease, self.node))
-        still = {str(r[0]) for r in rows}
-        for game_id in list(self.owned):
-            if game_id in still:
-                self.owned[game_id].valid_until = started + self.lease * 0.8
+    def _renew_thread(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Renew every lease of this node, in a thread of its own with its own connection:
+        a lease says that the process is alive, so a busy event loop (slow answers) must
+        not let it expire; only a dead or frozen process loses its games."""
+        import psycopg
+
+        conn: psycopg.Connection[Any] | None = None
+        while not self._stop_renewing.wait(self.tick):
+            if not self.owned:
                 continue
-            # Another node took it (we stalled past the lease): drop our copy.
-            del self.owned[game_id]
+            started = time.monotonic()
+            try:
+                if conn is None or conn.closed:
+                    conn = psycopg.connect(self.conninfo, autocommit=True)
+                rows = conn.execute(_RENEW_SQL, (self.lease, self.node)).fetchall()
+            except Exception as exc:
+                log_event(log, "lease renewal failed", logging.ERROR, error=type(exc).__name__)
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        conn.close()
+                conn = None
+                continue
+            still = {str(r[0]) for r in rows}
+            missing: list[str] = []
+            for game_id, owned in list(self.owned.items()):
+                if game_id in still:
+                    owned.valid_until = max(owned.valid_until, started + self.lease * 0.8)
+                elif owned.valid_until < started:  # not one acquired since the UPDATE
+                    missing.append(game_id)
+            if missing:
+                with contextlib.suppress(RuntimeError):  # the loop closed
+                    loop.call_soon_threadsafe(self._spawn, self._check_lost(missing))
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    async def _check_lost(self, games: list[str]) -> None:
+        """Games whose renewal found another owner: check once more, then drop them."""
+        for game_id in games:
             live = self.hub.rooms.get(game_id)
-            if live is not None:
-                log_event(log, "lease lost", logging.WARNING, game=game_id)
-                self.hub.drop_room(live, "the game moved to another server; reconnect")
+            if game_id not in self.owned or self.may_write(game_id):
+                continue
+            if live is None:
+                self.owned.pop(game_id, None)
+                continue
+            with contextlib.suppress(ProtocolError):
+                await self.confirm(live)  # drops the game if another node holds it
 
     async def _take_over_orphans(self) -> None:
         """Followed games with clients here whose owner stopped renewing: take them
