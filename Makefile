@@ -33,8 +33,11 @@ bench: $(STAMP)
 	$(BIN)/koikoi bench engine
 	$(BIN)/koikoi bench kernel
 
+# 1 and 2 server processes, 100 to 300 games: a table of p95 against games. Two
+# processes need PostgreSQL: --database-url, $$KOIKOI_TEST_DATABASE_URL, else a
+# throw-away cluster (scripts/pg-test-cluster.sh; needs the PostgreSQL server).
 loadtest: $(STAMP)
-	$(BIN)/python scripts/loadtest.py --games 200 --rounds 2
+	$(BIN)/python scripts/loadtest.py --games 100,200,300 --processes 1,2 --rounds 2
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

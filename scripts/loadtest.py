@@ -1,27 +1,38 @@
 #!/usr/bin/env python3
-"""Load benchmark of ``koikoi serve``: many concurrent friend games on one server process.
+"""Load benchmark of ``koikoi serve``: many concurrent friend games on 1 or more processes.
 
-Starts one server process on 127.0.0.1 (a fresh SQLite file by default, or
-``--database-url``), creates ``--games`` friend games (invite claimed by the
-second client), and plays every game to its end with two scripted WebSocket
-clients making random legal moves (think time ``--think`` seconds on average).
-Then it reports:
+For each number of server processes in ``--processes`` and each number of
+games in ``--games`` (both comma-separated lists), it starts that many server
+processes on 127.0.0.1 (one process: a fresh SQLite file by default, or
+``--database-url``; several: one PostgreSQL database, ``--database-url``, else
+``$KOIKOI_TEST_DATABASE_URL``, else a throw-away cluster started with
+``scripts/pg-test-cluster.sh``), creates the friend games (each on a random
+process, the invite claimed on a random process), and plays every game to its
+end with two scripted WebSocket clients making random legal moves (think
+time ``--think`` seconds on average), each client connected to a random
+process, as behind a load balancer without affinity: with two processes about
+half of the actions are forwarded from a follower to the game's owner. Then it
+reports:
 
 * the server-side latency per action, p50/p95/p99/max (from receiving the
   ``act`` frame to sending its acknowledgement; there is no AI in friend games),
-  read from the server's ``/metrics``;
+  read from each server's ``/metrics`` (with several processes, the worst
+  process's figure);
 * the client round trip per action, for comparison;
 * errors (any ``error`` message, failed connection or unfinished game);
-* lost actions: actions sent but never acknowledged, plus acknowledged actions
-  missing from the stored game records.
+* lost actions: acknowledged actions missing from the database (counted for
+  every game, finished or not); actions sent but never acknowledged (refused
+  with an error, or cut by a closed connection) are counted apart.
 
-Loopback only, bounded in games and time (``--timeout``); the server is stopped
-at the end. Exit status 0 when there is no error, no lost action and
-p95 < ``--target-ms``.
+Loopback only, bounded in games and time (``--timeout``); the servers are
+stopped after each run. With several runs it ends with a table of server p95
+against games and processes. Exit status 0 when every run has no error, no
+lost action and p95 < ``--target-ms``.
 
-Example::
+Examples::
 
     python scripts/loadtest.py --games 200 --rounds 2 --think 0.25
+    python scripts/loadtest.py --games 100,200,300 --processes 1,2 --rounds 2   # make loadtest
 """
 
 from __future__ import annotations
@@ -135,6 +146,17 @@ async def player(
         stats.errors.append(f"{game}/{seat}: {type(exc).__name__}: {exc}")
 
 
+def stored_counts(url: str, game_ids: list[str]) -> dict[str, int]:
+    """How many actions of each game the database holds."""
+    from koikoi.server.storage import Storage
+
+    store = Storage(url)
+    try:
+        return {g: len(store.action_ids(g)) for g in game_ids}
+    finally:
+        store.dispose()
+
+
 def pct(data: list[float], q: float) -> float:
     if not data:
         return float("nan")
@@ -142,32 +164,50 @@ def pct(data: list[float], q: float) -> float:
     return data[min(len(data) - 1, round(q * (len(data) - 1)))]
 
 
-async def run_load(args: argparse.Namespace, base: str) -> dict[str, Any]:
+async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> dict[str, Any]:
     import httpx
 
     rng = random.Random(args.seed)
     stats = Stats()
     limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+    base = bases[0]
+    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
         sem = asyncio.Semaphore(50)
 
+        async def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+            # A kept-alive connection the server closed meanwhile: try again.
+            for attempt in range(3):
+                try:
+                    r = await http.post(url, json=body)
+                    r.raise_for_status()
+                    data: dict[str, Any] = r.json()
+                    return data
+                except httpx.TransportError:
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
+
         async def make_game() -> tuple[str, list[tuple[int, str]], str]:
+            home, away = rng.choice(bases), rng.choice(bases)
             async with sem:
-                g = (
-                    await http.post("/api/games", json={"mode": "friend", "rounds": args.rounds})
-                ).json()
-                j = (await http.post("/api/join", json={"invite": g["invite"]})).json()
+                g = await post(home + "/api/games", {"mode": "friend", "rounds": args.rounds})
+                j = await post(away + "/api/join", {"invite": g["invite"]})
             return g["game"], [(g["seat"], g["token"]), (j["seat"], j["token"])], g["watch"]
 
+        async def cpu_seconds() -> float:
+            total = 0.0
+            for b in bases:
+                total += (await http.get(b + "/metrics", headers=JSON_METRICS)).json()["cpu_s"]
+            return total
+
         t0 = time.perf_counter()
-        games = await asyncio.gather(*(make_game() for _ in range(args.games)))
+        games = await asyncio.gather(*(make_game() for _ in range(n_games)))
         created = time.perf_counter() - t0
-        cpu_start = (await http.get("/metrics", headers=JSON_METRICS)).json()["cpu_s"]
-        url = base.replace("http://", "ws://") + "/ws"
+        cpu_start = await cpu_seconds()
         t1 = time.perf_counter()
         tasks = [
             player(
-                url,
+                rng.choice(bases).replace("http://", "ws://") + "/ws",
                 game,
                 token,
                 seat,
@@ -185,30 +225,39 @@ async def run_load(args: argparse.Namespace, base: str) -> dict[str, Any]:
             stats.errors.append(f"timeout after {args.timeout} s")
         played = time.perf_counter() - t1
 
-        # Every acknowledged action must be in the stored record.
+        # Every acknowledged action must be stored (read from the database, so that
+        # an unfinished game counts too), and every finished game has its record.
+        counts = await asyncio.to_thread(stored_counts, args.database_url, [g for g, _, _ in games])
         stored = 0
         for game, _, watch in games:
-            r = await http.post(f"/api/games/{game}/record", json={"token": watch})
-            if r.status_code != 200:
-                stats.errors.append(f"{game}: record: {r.status_code} {r.text[:100]}")
-                continue
-            stored_here = len(r.json()["actions"])
-            stored += stored_here
-            if stored_here != stats.acked_by_game.get(game, 0):
+            stored_here = counts[game]
+            stored += min(stored_here, stats.acked_by_game.get(game, 0))
+            if stored_here < stats.acked_by_game.get(game, 0):
                 stats.errors.append(
                     f"{game}: {stats.acked_by_game.get(game, 0)} acknowledged, {stored_here} stored"
                 )
-        metrics = (await http.get("/metrics", headers=JSON_METRICS)).json()
-        cpu_end = metrics["cpu_s"]
+            if game not in stats.finished_games:
+                continue
+            r = await http.post(f"{base}/api/games/{game}/record", json={"token": watch})
+            if r.status_code != 200:
+                stats.errors.append(f"{game}: record: {r.status_code} {r.text[:100]}")
+            elif len(r.json()["actions"]) != stored_here:
+                stats.errors.append(f"{game}: the record differs from the stored actions")
+        every = [(await http.get(b + "/metrics", headers=JSON_METRICS)).json() for b in bases]
+        cpu_end = sum(m["cpu_s"] for m in every)
 
-    unfinished = args.games - len(stats.finished_games)
+    unfinished = n_games - len(stats.finished_games)
     if unfinished:
         stats.errors.append(f"{unfinished} games did not finish")
-    lost = (stats.sent - stats.acked) + max(0, stats.acked - stored)
-    server = metrics["action_latency_ms"]
+    lost = stats.acked - stored
+    # The worst process's quantiles (each process measures its own actions).
+    server = max((m["action_latency_ms"] for m in every), key=lambda d: d["p95"] or 0.0)
     return {
-        "games": args.games,
-        "clients": 2 * args.games,
+        "processes": len(bases),
+        "server_p95_ms_each": [m["action_latency_ms"]["p95"] for m in every],
+        "forwarded": sum(m["counters"].get("forwarded", 0) for m in every),
+        "games": n_games,
+        "clients": 2 * n_games,
         "rounds_per_game": args.rounds,
         "think_s": args.think,
         "deflate": not args.no_deflate,
@@ -218,6 +267,7 @@ async def run_load(args: argparse.Namespace, base: str) -> dict[str, Any]:
         "actions_sent": stats.sent,
         "actions_acked": stats.acked,
         "actions_stored": stored,
+        "actions_unanswered": stats.sent - stats.acked,
         "actions_per_s": round(stats.acked / played, 1) if played else None,
         "server_latency_ms": server,
         "client_rtt_ms": {
@@ -229,7 +279,7 @@ async def run_load(args: argparse.Namespace, base: str) -> dict[str, Any]:
         "errors": len(stats.errors),
         "error_samples": stats.errors[:10],
         "lost_actions": lost,
-        "store_batches": metrics["counters"].get("store_batches"),
+        "store_batches": sum(m["counters"].get("store_batches", 0) for m in every),
         "server_cpu_ms_per_action": round((cpu_end - cpu_start) * 1000 / max(1, stats.acked), 3),
     }
 
@@ -250,9 +300,89 @@ def wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float = 30) 
     raise SystemExit("server did not start")
 
 
+def _counts(text: str, what: str, top: int) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"{what} must be numbers separated by commas, not {text!r}") from None
+    if not values or not all(1 <= v <= top for v in values):
+        raise SystemExit(f"{what} must be 1..{top}, not {text!r}")
+    return values
+
+
+def start_servers(args: argparse.Namespace, url: str, n: int) -> list[tuple[str, Any]]:
+    """``n`` server processes on free ports, all on database ``url``; waits until healthy."""
+    import socket
+
+    out: list[tuple[str, Any]] = []
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    for _ in range(n):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--serve",
+            "--port",
+            str(port),
+            "--database-url",
+            url,
+        ]
+        proc = subprocess.Popen(cmd, env=env, cwd=str(ROOT), preexec_fn=_raise_fd_limit)
+        out.append((f"http://127.0.0.1:{port}", proc))
+    for base, proc in out:
+        wait_healthy(base, proc, timeout=120)
+    return out
+
+
+def stop_servers(servers: list[tuple[str, Any]]) -> None:
+    for _, proc in servers:
+        proc.send_signal(signal.SIGTERM)
+    for _, proc in servers:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def postgresql_url(args: argparse.Namespace, tmp: str) -> tuple[str, bool]:
+    """The PostgreSQL URL for several processes: given, from the environment, or a
+    throw-away cluster (returned with True: stop it at the end)."""
+    if args.database_url:
+        if not args.database_url.startswith(("postgresql", "postgres:")):
+            raise SystemExit("several processes need a PostgreSQL --database-url")
+        return args.database_url, False
+    env_url = os.environ.get("KOIKOI_TEST_DATABASE_URL")
+    if env_url:
+        return env_url, False
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    script = ROOT / "scripts" / "pg-test-cluster.sh"
+    done = subprocess.run(
+        [str(script), "start", f"{tmp}/pg", str(port)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(
+            "several processes need PostgreSQL: pass --database-url or install the "
+            f"PostgreSQL server to start a throw-away one ({done.stderr.strip()})"
+        )
+    return done.stdout.strip(), True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=200, help="concurrent games (default 200)")
+    parser.add_argument(
+        "--games", default="200", help="concurrent games, or a list: 100,200,300 (default 200)"
+    )
+    parser.add_argument(
+        "--processes",
+        default="1",
+        help="server processes, or a list: 1,2 (default 1; more than one needs PostgreSQL)",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="rounds per game (default 2)")
     parser.add_argument(
         "--think", type=float, default=0.25, help="mean think time, s (default 0.25)"
@@ -262,72 +392,91 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="clients refuse permessage-deflate (browsers accept it; default: accept)",
     )
-    parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
-    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="default: a fresh SQLite file for one process; PostgreSQL for several",
+    )
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--timeout", type=float, default=300, help="give up after (s)")
     parser.add_argument("--target-ms", type=float, default=50.0, help="p95 target (default 50)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the scripted clients")
-    parser.add_argument("--json", default=None, help="also write the report to this file")
+    parser.add_argument("--json", default=None, help="also write the reports to this file")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         return serve(args)
-    if not 1 <= args.games <= 2000 or not 1 <= args.rounds <= 12:
-        parser.error("--games must be 1..2000 and --rounds 1..12")
+    game_counts = _counts(args.games, "--games", 2000)
+    process_counts = _counts(args.processes, "--processes", 16)
+    if not 1 <= args.rounds <= 12:
+        parser.error("--rounds must be 1..12")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = min(hard, max(soft, 8 * args.games + 256))
+    want = min(hard, max(soft, 8 * max(game_counts) + 256))
     resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
     tmp = tempfile.TemporaryDirectory(prefix="koikoi-load-")
-    if args.database_url is None:
-        args.database_url = f"sqlite:///{tmp.name}/load.db"
-    if args.port == 0:
-        import socket
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            args.port = s.getsockname()[1]
-    base = f"http://127.0.0.1:{args.port}"
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--serve",
-        "--port",
-        str(args.port),
-        "--database-url",
-        args.database_url,
-    ]
-    proc = subprocess.Popen(cmd, env=env, cwd=str(ROOT), preexec_fn=_raise_fd_limit)
+    stop_pg = False
+    url = args.database_url
+    if max(process_counts) > 1:
+        url, stop_pg = postgresql_url(args, tmp.name)
+    reports: list[dict[str, Any]] = []
     try:
-        wait_healthy(base, proc)
-        report = asyncio.run(run_load(args, base))
+        for n_proc in process_counts:
+            for n_games in game_counts:
+                run_url = url or f"sqlite:///{tmp.name}/load-{n_games}.db"
+                args.database_url = run_url
+                servers = start_servers(args, run_url, n_proc)
+                try:
+                    report = asyncio.run(run_load(args, [b for b, _ in servers], n_games))
+                finally:
+                    stop_servers(servers)
+                report["ok"] = (
+                    report["errors"] == 0
+                    and report["lost_actions"] == 0
+                    and (report["server_latency_ms"]["p95"] or 0) < args.target_ms
+                )
+                reports.append(report)
+                print(json.dumps(report, indent=2))
+                s = report["server_latency_ms"]
+                print(
+                    f"\n{n_proc} process(es), {n_games} games, {report['actions_acked']} actions "
+                    f"in {report['play_s']} s ({report['actions_per_s']}/s): server p50 "
+                    f"{s['p50']} ms, p95 {s['p95']} ms, p99 {s['p99']} ms; errors "
+                    f"{report['errors']}, lost actions {report['lost_actions']}: "
+                    + ("OK" if report["ok"] else "FAILED"),
+                    file=sys.stderr,
+                    flush=True,
+                )
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        if stop_pg:
+            subprocess.run(
+                [str(ROOT / "scripts" / "pg-test-cluster.sh"), "stop", f"{tmp.name}/pg"],
+                check=False,
+            )
         tmp.cleanup()
-    ok = (
-        report["errors"] == 0
-        and report["lost_actions"] == 0
-        and (report["server_latency_ms"]["p95"] or 0) < args.target_ms
-    )
-    report["ok"] = ok
-    text = json.dumps(report, indent=2)
-    print(text)
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
-    s = report["server_latency_ms"]
-    print(
-        f"\n{report['games']} games, {report['actions_acked']} actions in {report['play_s']} s "
-        f"({report['actions_per_s']}/s): server p50 {s['p50']} ms, p95 {s['p95']} ms, "
-        f"p99 {s['p99']} ms; errors {report['errors']}, lost actions {report['lost_actions']}: "
-        + ("OK" if ok else "FAILED"),
-        file=sys.stderr,
-    )
-    return 0 if ok else 1
+        Path(args.json).write_text(json.dumps(reports, indent=2) + "\n", encoding="utf-8")
+    if len(reports) > 1:
+        print(table(reports))
+    return 0 if all(r["ok"] for r in reports) else 1
+
+
+def table(reports: list[dict[str, Any]]) -> str:
+    """Server p95 against games and processes (Markdown)."""
+    lines = [
+        "| processes | games | actions | actions/s | server p50 | server p95 | p99 "
+        "| CPU ms/action | forwarded | errors | lost |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in reports:
+        s = r["server_latency_ms"]
+        lines.append(
+            f"| {r['processes']} | {r['games']} | {r['actions_acked']:,} | "
+            f"{r['actions_per_s']:,} | {s['p50']} ms | **{s['p95']} ms** | {s['p99']} ms | "
+            f"{r['server_cpu_ms_per_action']} | {r['forwarded']:,} | {r['errors']} | "
+            f"{r['lost_actions']} |"
+        )
+    return "\n".join(lines)
 
 
 def _raise_fd_limit() -> None:

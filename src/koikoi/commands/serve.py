@@ -7,12 +7,18 @@ SQLAlchemy are imported when it runs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
-from typing import Any
+from typing import Any, Final
 
 from koikoi.errors import KoiKoiError
+from koikoi.i18n import t
 
-__all__ = ["ServeError", "check_address", "register", "run"]
+__all__ = ["ServeError", "check_address", "register", "run", "worker_app"]
+
+CONFIG_ENV: Final = "KOIKOI_SERVE_CONFIG"
+"""How ``--workers`` hands the server settings (JSON) to its worker processes."""
 
 
 class ServeError(KoiKoiError):
@@ -43,6 +49,12 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
         "worker processes that choose the AI's moves (one per CPU core but one)",
     ),
     ("--ai-timeout", float, 30.0, "seconds one AI move may take before it fails"),
+    (
+        "--lease-seconds",
+        float,
+        5.0,
+        "PostgreSQL: seconds before another process takes over the games of one that died",
+    ),
 )
 
 
@@ -62,6 +74,14 @@ def register(subparsers: Any) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes behind the one port (default: %(default)s); more than one "
+        "needs a PostgreSQL database, where any process serves any game (docs/deploy.md)",
+    )
     parser.add_argument(
         "--database-url",
         default=None,
@@ -125,22 +145,71 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     if not 0 < args.port < 65536:
         raise ServeError(f"--port must be 1 to 65535, not {args.port}")
-    check_address(args.host, args.port)
+    if not 1 <= args.workers <= 256:
+        raise ServeError(t("--workers must be 1 to 256, not {n}", n=args.workers))
     url = args.database_url or os.environ.get("KOIKOI_DATABASE_URL") or default_database_url()
+    if args.workers > 1 and not is_postgresql(url):
+        raise ServeError(
+            t(
+                "--workers {n} needs a PostgreSQL database (--database-url "
+                "postgresql://USER@HOST/DB or $KOIKOI_DATABASE_URL): SQLite serves one "
+                "process only",
+                n=args.workers,
+            )
+        )
+    check_address(args.host, args.port)
     configure_logging(args.log_level)
-    app = create_app(url, config=_config(args))
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_config=None,
-        access_log=False,
-        ws_max_size=64 * 1024,
-        timeout_graceful_shutdown=10,
-        proxy_headers=False,
-        server_header=False,
-    )
+    config = _config(args)
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "log_config": None,
+        "access_log": False,
+        "ws_max_size": 64 * 1024,
+        "timeout_graceful_shutdown": 10,
+        "proxy_headers": False,
+        "server_header": False,
+    }
+    if args.workers == 1:
+        uvicorn.run(create_app(url, config=config), **options)
+        return 0
+    # uvicorn binds the port once and hands the socket to N worker processes
+    # (started afresh, restarted if one dies); each builds the app with worker_app().
+    _prepare_database(url)
+    os.environ["KOIKOI_DATABASE_URL"] = url
+    os.environ["KOIKOI_LOG_LEVEL"] = args.log_level
+    os.environ[CONFIG_ENV] = json.dumps(dataclasses.asdict(config))
+    uvicorn.run("koikoi.commands.serve:worker_app", factory=True, workers=args.workers, **options)
     return 0
+
+
+def is_postgresql(url: str) -> bool:
+    """Whether a database URL names PostgreSQL (any driver)."""
+    return url.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres")
+
+
+def _prepare_database(url: str) -> None:
+    """Create the tables once, before the workers start (not N times at once)."""
+    from koikoi.server.cluster import conninfo_of, create_lease_table
+    from koikoi.server.storage import Storage
+
+    store = Storage(url)
+    try:
+        create_lease_table(conninfo_of(store.url))
+    finally:
+        store.dispose()
+
+
+def worker_app() -> Any:
+    """The app of one ``--workers`` process, from the settings its parent left in the
+    environment (``KOIKOI_DATABASE_URL``, ``KOIKOI_SERVE_CONFIG``, ``KOIKOI_LOG_LEVEL``)."""
+    from koikoi.server.app import create_app
+    from koikoi.server.hub import ServerConfig
+    from koikoi.server.logs import configure_logging
+
+    configure_logging(os.environ.get("KOIKOI_LOG_LEVEL", "info"))
+    config = ServerConfig(**json.loads(os.environ.get(CONFIG_ENV, "{}")))
+    return create_app(os.environ["KOIKOI_DATABASE_URL"], config=config)
 
 
 def check_address(host: str, port: int) -> None:

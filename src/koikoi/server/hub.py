@@ -31,7 +31,7 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -76,6 +76,9 @@ from koikoi.server.rooms import (
 )
 from koikoi.server.storage import NewGame, SeatData, Storage
 from koikoi.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
+
+if TYPE_CHECKING:
+    from koikoi.server.cluster import Cluster
 
 __all__ = [
     "ActionWriter",
@@ -145,6 +148,10 @@ class ServerConfig:
     get an error (reconnecting retries the move)."""
     ai_in_process: bool = False
     """Make the AI decisions in threads of the server process instead (tests)."""
+    lease_seconds: float = 5.0
+    """On PostgreSQL: how long a game's lease lasts without renewal, that is how long
+    its games wait after a server process died before another takes them over
+    (:mod:`~koikoi.server.cluster`)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ServerConfig:
@@ -188,6 +195,7 @@ ENV_FIELDS: Final = (
     "max_rooms",
     "ai_workers",
     "ai_timeout",
+    "lease_seconds",
 )
 """The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
 
@@ -467,6 +475,8 @@ class Hub:
         )
         """Where the search AIs' decisions and the hints are made (by worker processes
         that load their agents at start-up)."""
+        self.cluster: Cluster | None = None
+        """On PostgreSQL, this process as a node of a cluster (leases, forwarding)."""
 
     # ----------------------------------------------------------- lifecycle
 
@@ -502,6 +512,11 @@ class Hub:
     async def start(self) -> None:
         self.writer.start()
         await self.ai_pool.start()
+        if not self.storage.is_sqlite:
+            from koikoi.server.cluster import Cluster
+
+            self.cluster = Cluster(self, self.storage.url, self.config.lease_seconds)
+            await self.cluster.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
         log_event(
             log,
@@ -517,6 +532,8 @@ class Hub:
         self._closing = True
         if self._janitor is not None:
             self._janitor.cancel()
+        if self.cluster is not None:
+            self.cluster.abort_forwarding()
         for live in list(self.rooms.values()):
             if live.ai_task is not None and not live.ai_task.done():
                 live.ai_task.cancel()
@@ -526,6 +543,8 @@ class Hub:
         with anyio.move_on_after(15):
             await self._idle.wait()
         await self.writer.stop()
+        if self.cluster is not None:
+            await self.cluster.close()  # hands the games over to the other processes
         await anyio.to_thread.run_sync(self.storage.dispose)
         log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
 
@@ -659,6 +678,8 @@ class Hub:
                 seats=(seats[0], seats[1]),
             ),
         )
+        if self.cluster is not None:
+            await self.cluster.claim_new(game_id)
         live = LiveRoom(room)
         if agent is not None and not tutorial:
             live.owner = client
@@ -725,6 +746,14 @@ class Hub:
             if seat.token_hash is not None:
                 self._tokens.pop(seat.token_hash, None)
         self._tokens.pop(room.watch_hash, None)
+        if self.cluster is not None:
+            self.cluster.released(live)
+
+    def drop_room(self, live: LiveRoom, reason: str) -> None:
+        """Forget a room (its clients are closed with ``reason`` and may reconnect)."""
+        self._unregister(live)
+        for c in list(live.conns):
+            c.close(reason=reason)
 
     async def join(self, req: JoinRequest) -> dict[str, Any]:
         """Claim the seat of an invite (once); returns the new seat token."""
@@ -741,14 +770,20 @@ class Hub:
         game_id, seat = claimed
         live = self.rooms.get(game_id)
         if live is not None:
-            info = live.room.seats[seat]
-            info.token_hash = token_hash(token)
-            info.invite_used = True
-            info.name = req.name
-            self._tokens[info.token_hash] = (game_id, seat)
-            self._broadcast_players(live)
+            self.seat_claimed(live, seat, req.name, token_hash(token))
+        if self.cluster is not None:
+            self.cluster.seat_claimed(game_id, seat, req.name, token_hash(token))
         log_event(log, "invite claimed", game=game_id, seat=seat)
         return {"game": game_id, "seat": seat, "token": token}
+
+    def seat_claimed(self, live: LiveRoom, seat: int, name: str, digest: str) -> None:
+        """A seat's invite was claimed (here or on another process): update the room."""
+        info = live.room.seats[seat]
+        info.token_hash = digest
+        info.invite_used = True
+        info.name = name
+        self._tokens[digest] = (live.room.id, seat)
+        self._broadcast_players(live)
 
     async def live_room(self, game_id: str) -> LiveRoom | None:
         """The room in memory, loading (replaying) it from storage if needed."""
@@ -779,6 +814,12 @@ class Hub:
             )
             live = LiveRoom(room, finished_stored=data.status == "finished")
             self._register(live)
+            if self.cluster is not None:
+                try:
+                    await self.cluster.adopt(live)
+                except BaseException:
+                    self._unregister(live)
+                    raise
             log_event(
                 log,
                 "game loaded",
@@ -890,6 +931,8 @@ class Hub:
             raise
         if conn.closed:  # closed while the token was looked up (deadline, shutdown)
             return
+        if self.cluster is not None and self.cluster.follows(live.room.id):
+            await self.cluster.catch_up(live)  # whatever the owner stored so far
         async with live.lock:
             room = live.room
             conn.live, conn.seat = live, seat
@@ -949,6 +992,19 @@ class Hub:
             raise
         self._kick_ai(live)
 
+    async def commit(
+        self,
+        live: LiveRoom,
+        seat: int | None,
+        action: int,
+        seq: int,
+        conn: Connection | None,
+        t0: float | None,
+    ) -> None:
+        """Check, store, apply and broadcast one action (to completion even if the
+        caller is cancelled); ``conn`` gets the acknowledgement."""
+        await self._guarded(self._commit(live, seat, action, seq, conn, t0))
+
     async def _commit(
         self,
         live: LiveRoom,
@@ -958,6 +1014,12 @@ class Hub:
         conn: Connection | None,
         t0: float | None,
     ) -> None:
+        cluster = self.cluster
+        if cluster is not None and cluster.follows(live.room.id):
+            if seat is None:
+                raise ProtocolError("spectator", "spectators cannot act")
+            await cluster.forward(live, conn, seat, action, seq, t0)  # the owner stores it
+            return
         async with live.lock:
             room = live.room
             if self.rooms.get(room.id) is not live:
@@ -965,6 +1027,8 @@ class Hub:
             room.check_act(seat, action, seq)
             if seat is None:  # pragma: no cover - check_act refuses spectators
                 raise ProtocolError("spectator", "spectators cannot act")
+            if cluster is not None and not cluster.may_write(room.id):
+                await cluster.confirm(live)  # renewal is late (a busy process): renew now
             try:
                 await self.writer.append(room.id, seq, action, seat)
             except Exception as exc:
@@ -987,6 +1051,8 @@ class Hub:
             room.apply(action)
             live.last_active = time.monotonic()
             self.metrics.count("actions")
+            if cluster is not None:
+                cluster.published(live, seq, action)
             self._broadcast(live, ack_conn=conn, ack=seq, t0=t0)
             if room.is_over:
                 self._release_ai_slot(live)
@@ -1023,6 +1089,9 @@ class Hub:
                 spectators += 1
             else:
                 connected[c.seat] = True
+        if self.cluster is not None:  # the clients of the other processes count too
+            a, b, spectators = self.cluster.presence(live, (connected[0], connected[1], spectators))
+            connected = [a, b]
         text = encode({"type": "presence", "connected": connected, "spectators": spectators})
         for c in list(live.conns):
             c.push(text)
@@ -1064,9 +1133,22 @@ class Hub:
 
     # ----------------------------------------------------------------- AI
 
+    broadcast = _broadcast
+    broadcast_presence = _broadcast_presence
+
+    async def stored_actions(self, game_id: str) -> list[int]:
+        """The stored action ids of a game (a replica catches up with them)."""
+        return await self._db(self.storage.action_ids, game_id)
+
+    def kick_ai(self, live: LiveRoom) -> None:
+        """Start the AI's turns if it is to move (only where the game's actions are stored)."""
+        self._kick_ai(live)
+
     def _kick_ai(self, live: LiveRoom) -> None:
         if self._closing or live.room.ai_to_move() is None:
             return
+        if self.cluster is not None and self.cluster.follows(live.room.id):
+            return  # the owner plays the AI
         if live.ai_task is None or live.ai_task.done():
             live.ai_task = asyncio.create_task(self._run_ai(live), name=f"ai-{live.room.id}")
 
@@ -1077,7 +1159,9 @@ class Hub:
                 seat = room.ai_to_move()
                 if seat is None or self.rooms.get(room.id) is not live:
                     return
-                if not any(c.seat is not None for c in live.conns):
+                if not any(c.seat is not None for c in live.conns) and not (
+                    self.cluster is not None and self.cluster.remote_players(room.id)
+                ):
                     return  # nobody at the table: wait for a hello
                 seq = room.seq
                 view = room.view(seat)  # no agent reads the event history
@@ -1230,6 +1314,7 @@ class Hub:
         for live in by_age:
             busy = (
                 live.conns
+                or (self.cluster is not None and self.cluster.remote_clients(live.room.id))
                 or live.lock.locked()
                 or (live.ai_task is not None and not live.ai_task.done())
             )
@@ -1262,4 +1347,5 @@ class Hub:
             "inflight": self._inflight,
             "agents": list(self.available_agents),
             **self.ai_pool.stats(),
+            **({"node": self.cluster.node} if self.cluster is not None else {}),
         }
