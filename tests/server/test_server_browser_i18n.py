@@ -104,7 +104,7 @@ def test_a_japanese_browser_gets_japanese_until_it_chooses(
     page.goto(f"{server.base}/keeper")
     page.wait_for_selector("#k-months .card")
     assert page.evaluate("document.documentElement.lang") == "ja"
-    assert page.locator("#result-title").inner_text() == "結果"
+    assert page.locator("#result-title").inner_text() == "この局"  # "This round"
     crane = page.get_attribute("#k-months .card[data-code='1L']", "aria-label")
     assert crane == "松に鶴 · 光 (1L)"
     page.goto(f"{server.base}/replay")
@@ -116,6 +116,6 @@ def test_a_japanese_browser_gets_japanese_until_it_chooses(
     with page.expect_navigation():
         page.click(".lang-switch button[data-lang='en']")
     page.wait_for_selector("#k-months .card")
-    assert page.locator("#result-title").inner_text() == "Result"
+    assert page.locator("#result-title").inner_text() == "This round"
     assert page.evaluate("document.documentElement.lang") == "en"
     p.close()
