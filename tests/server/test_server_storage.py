@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import secrets
+from typing import Any
 
 import pytest
 from sqlalchemy.exc import IntegrityError
 
 from koikoi.agents import make_agent
 from koikoi.errors import RecordError
+from koikoi.opponents import hint_values
 from koikoi.rules import get_rules
 from koikoi.server.protocol import ProtocolError
 from koikoi.server.rooms import Room, SeatInfo, ai_rng, token_hash
@@ -157,11 +159,18 @@ def test_room_state_is_the_seat_view_and_tags_deals() -> None:
     assert welcome["role"] == "spectator" and "seed" not in welcome
 
 
+def _hint(room: Room, seat: int, spec: str, source: str) -> dict[str, Any]:
+    """The hint message as the hub makes it (the rating in-process here)."""
+    view = room.hint_view(seat)
+    values = hint_values(make_agent(spec), view, ai_rng(room.seed ^ 0x5EED, room.seq))
+    return room.hint_message(room.seq, view, values, source)
+
+
 def test_the_expert_hint_rates_every_legal_action_in_points_and_match_equity() -> None:
     room = Room("g", mode="ai", rules=get_rules("nintendo"), seed=4, seats=seats(), watch_hash="w")
     while room.match.current != 0:
         room.apply(room.match.legal_ids()[0])
-    hint = room.hint(0, make_agent("expert:iterations=8"), "expert:iterations=8")
+    hint = _hint(room, 0, "expert:iterations=8", "expert:iterations=8")
     options = hint["options"]
     assert {o["id"] for o in options} == set(room.match.legal_ids())
     # Best first by what the expert maximises: the chance of winning the match.
@@ -180,7 +189,7 @@ def test_the_expert_hint_rates_every_legal_action_in_points_and_match_equity() -
     )
     while one.match.current != 0:
         one.apply(one.match.legal_ids()[0])
-    hint = one.hint(0, make_agent("expert:iterations=8"), "expert")
+    hint = _hint(one, 0, "expert:iterations=8", "expert")
     # score is rounded to 4 places, points to 2: the same value (no double rounding).
     assert all(
         "equity" not in o and abs(o["score"] - o["points"]) <= 0.005 + 1e-4 for o in hint["options"]

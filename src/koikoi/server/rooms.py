@@ -27,14 +27,14 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from koikoi.actions import describe_action_id
 from koikoi.agents import Agent, make_agent
 from koikoi.agents.base import ActionValue
 from koikoi.engine import Match, Phase
 from koikoi.errors import KoiKoiError, RecordError
-from koikoi.opponents import hint_values, level_choice, ranked
+from koikoi.opponents import level_choice, ranked
 from koikoi.rules import Rules
 from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
 from koikoi.tui.progress import yaku_progress
@@ -43,7 +43,6 @@ from koikoi.views import PlayerView, view_of
 
 __all__ = [
     "FAST_AGENTS",
-    "HintEvaluator",
     "Room",
     "SeatInfo",
     "agent_name",
@@ -157,15 +156,6 @@ class SeatInfo:
         if self.kind == "human":
             out["claimed"] = self.token_hash is not None
         return out
-
-
-class HintEvaluator(Protocol):
-    """Rates the legal actions of a view: an agent with ``evaluate_detail`` (the expert:
-    points and match-win chance) or at least ``evaluate`` (points)."""
-
-    name: str
-
-    def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]: ...
 
 
 class Room:
@@ -443,17 +433,6 @@ class Room:
             raise ProtocolError("hint_unavailable", "no legal action to rate")
         return view
 
-    def hint_scores(
-        self, view: PlayerView, evaluator: HintEvaluator, seq: int
-    ) -> dict[int, ActionValue]:
-        """The evaluator's values of ``view``'s actions at ``seq``, seeded by the match
-        seed and ``seq`` (reads only the view: thread-safe for an evaluator of its own).
-
-        Raises:
-            InvalidInputError: the evaluator cannot value moves.
-        """
-        return hint_values(evaluator, view, ai_rng(self.seed ^ 0x5EED, seq))
-
     def hint_message(
         self, seq: int, view: PlayerView, values: dict[int, ActionValue], source: str
     ) -> dict[str, Any]:
@@ -482,13 +461,6 @@ class Room:
             "best": rows[0][0],
             "options": options,
         }
-
-    def hint(self, seat: int, evaluator: HintEvaluator, source: str) -> dict[str, Any]:
-        """The ``hint`` message: the evaluator's ratings of the seat's legal actions."""
-        view = self.hint_view(seat)
-        return self.hint_message(
-            self.seq, view, self.hint_scores(view, evaluator, self.seq), source
-        )
 
     def summary(self) -> dict[str, Any]:
         """Public facts for logs and the health page."""
