@@ -1,6 +1,6 @@
 """The yaku progress the web game's state message carries (``progress``).
 
-It is the terminal game's logic (``koikoi.tui.progress``) on the public capture
+It is the terminal game's logic (``koikoi.progress``) on the public capture
 piles: the same for every seat and for spectators, unchanged when the hidden
 cards are dealt otherwise, and naming no card.
 """
@@ -17,9 +17,9 @@ from server_helpers import codes_in
 
 from koikoi.cards import parse_cards
 from koikoi.engine import Match
+from koikoi.progress import yaku_progress
 from koikoi.rules import get_rules
 from koikoi.server.rooms import Room, SeatInfo, progress_of
-from koikoi.tui.progress import yaku_progress
 from koikoi.views import determinize, view_of, view_of_round
 
 NINTENDO = get_rules("nintendo")

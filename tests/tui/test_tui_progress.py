@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from koikoi.cards import parse_cards
+from koikoi.progress import YakuProgress, yaku_progress
 from koikoi.rules import get_rules
-from koikoi.tui.progress import YakuProgress, progress_line, yaku_progress
+from koikoi.tui.progress import progress_line
 
 
 def rows_by_name(

@@ -90,7 +90,7 @@ def _signed(value: float | None, digits: int) -> str:
 
 def _tally_lines(total: Tally) -> list[str]:
     from koikoi.i18n import t, tn
-    from koikoi.tui.progress import YAKU_LABELS
+    from koikoi.progress import YAKU_LABELS
 
     lines = [
         tn("{n} game", "{n} games", total.games)

@@ -35,9 +35,9 @@ from koikoi.agents.base import ActionValue
 from koikoi.engine import Match, Phase
 from koikoi.errors import KoiKoiError, RecordError
 from koikoi.opponents import level_choice, ranked
+from koikoi.progress import yaku_progress
 from koikoi.rules import Rules
 from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
-from koikoi.tui.progress import yaku_progress
 from koikoi.tutorial import coach
 from koikoi.views import PlayerView, view_of
 
@@ -76,7 +76,7 @@ def progress_of(view: PlayerView) -> list[list[dict[str, Any]]]:
     impossible once the other player holds a card it needs or too few of its cards
     are left (or, for a viewing yaku, when its spoiler is in the pile); ``done`` means
     the yaku is made and scores. The pure logic is the terminal game's,
-    :func:`koikoi.tui.progress.yaku_progress`.
+    :func:`koikoi.progress.yaku_progress`.
 
     >>> from koikoi.engine import Match
     >>> from koikoi.rules import get_rules

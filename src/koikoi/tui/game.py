@@ -33,6 +33,7 @@ from koikoi.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.engine import Event, Phase
 from koikoi.errors import KoiKoiError
 from koikoi.i18n import N_, language, t, td
+from koikoi.progress import yaku_progress
 from koikoi.tui.cardtext import back_text, card_caption, pile_text
 from koikoi.tui.controller import (
     HUMAN,
@@ -52,7 +53,7 @@ from koikoi.tui.dialogs import (
     KoiKoiFacts,
 )
 from koikoi.tui.history import append_match
-from koikoi.tui.progress import progress_line, yaku_progress
+from koikoi.tui.progress import progress_line
 from koikoi.tui.screens import (
     CapturesScreen,
     HelpScreen,

@@ -24,11 +24,11 @@ from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
 from koikoi.i18n import N_, language, t, td, tn
 from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
+from koikoi.progress import YakuProgress, yaku_label, yaku_progress
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN, yaku_rows
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
-from koikoi.tui.progress import YakuProgress, yaku_label, yaku_progress
 from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
 
 __all__ = [

@@ -27,9 +27,9 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from koikoi.errors import KoiKoiError
 from koikoi.i18n import t, tn
+from koikoi.progress import YAKU_LABELS
 from koikoi.stats import GameLine, Tally
 from koikoi.tui.history import FinishedGame, History, read_history, summary
-from koikoi.tui.progress import YAKU_LABELS
 from koikoi.tui.replay import ReplayScreen, load_steps
 from koikoi.tui.widgets import TooSmall
 
