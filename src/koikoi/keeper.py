@@ -26,6 +26,7 @@ from typing import Any
 from koikoi.cards import format_cards
 from koikoi.engine import is_bust, match_winner, next_dealer, shared_scorer
 from koikoi.errors import InvalidInputError
+from koikoi.i18n import N_, translate
 from koikoi.rules import RANGES, Rules
 from koikoi.scoring import (
     MULTIPLIER_NAMES,
@@ -301,28 +302,51 @@ class ScoreSheet:
             return f"{self.names[loser]} is bust"
         return f"{self.rounds} rounds"
 
-    def result(self) -> str:
+    def result(self, lang: str = "en") -> str:
         """The match result in words, the winner's (or leader's) score first.
 
+        English by default (the JSON of :meth:`to_dict` carries it); ``lang="ja"``
+        words it in Japanese for people (``koikoi keeper``).
+
         >>> from koikoi.rules import get_rules
-        >>> ScoreSheet(get_rules("nintendo"), rounds=6, names=("Aiko", "Ben")).result()
-        'After 0 of 6 rounds: level at 0 to 0.'
+        >>> sheet = ScoreSheet(get_rules("nintendo"), rounds=6, names=("Aiko", "Ben"))
+        >>> sheet.result(), sheet.result("ja")
+        ('After 0 of 6 rounds: level at 0 to 0.', '6回中0回終了：0対0で同点。')
         """
+
+        def say(message: str, **params: object) -> str:
+            return translate(message, lang, **params)
+
         s = self.totals
         lead = self.leader
         first, second = (s[1], s[0]) if lead == 1 else s
-        score = f"{first} to {second}"
+        score = say(N_("{first} to {second}"), first=first, second=second)
         if not self.is_over:
-            where = f"After {len(self.played)} of {self.rounds} rounds"
+            where = say(
+                N_("After {played} of {rounds} rounds"), played=len(self.played), rounds=self.rounds
+            )
             if lead is None or s[0] == s[1]:
-                return f"{where}: level at {score}."
-            return f"{where}: {self.names[lead]} leads {score}."
-        how = f" ({self._end_words()})" if self.end_reason == "bust" else ""
+                return say(N_("{where}: level at {score}."), where=where, score=score)
+            return say(
+                N_("{where}: {name} leads {score}."),
+                where=where,
+                name=self.names[lead],
+                score=score,
+            )
+        how = ""
+        if self.end_reason == "bust":
+            loser = 0 if self.totals[0] <= 0 else 1
+            how = say(N_(" ({name} is bust)"), name=self.names[loser])
         if lead is None:
-            return f"Match drawn, {score}{how}."
+            return say(N_("Match drawn, {score}{how}."), score=score, how=how)
         if s[0] == s[1]:
-            return f"{self.names[lead]} wins {score}: a tie goes to the last dealer{how}."
-        return f"{self.names[lead]} wins {score}{how}."
+            return say(
+                N_("{name} wins {score}: a tie goes to the last dealer{how}."),
+                name=self.names[lead],
+                score=score,
+                how=how,
+            )
+        return say(N_("{name} wins {score}{how}."), name=self.names[lead], score=score, how=how)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready plain data: the match, each round with its settlement, the result."""
