@@ -100,6 +100,40 @@ def check_koikoi(rules: Rules, calls: tuple[int, int], names: tuple[str, str] = 
             )
 
 
+class NoYakuError(InvalidInputError):
+    """A round's winner whose cards score no yaku; :meth:`words` says it in a language.
+
+    >>> print(NoYakuError("Aiko", "nintendo", 2, 0).words("ja"))
+    Aikoの札はルール「nintendo」の第2局で役になりません。勝った人には役が一つ以上必要です。
+    """
+
+    def __init__(self, name: str, rules: str, round_number: int, calls: int) -> None:
+        self.name, self.rules, self.round_number, self.calls = name, rules, round_number, calls
+        super().__init__(self.words("en"))
+
+    def words(self, lang: str | None = None) -> str:
+        """The message in ``lang`` (default: the language in use)."""
+        params = {"name": self.name, "rules": self.rules, "round": self.round_number}
+        if self.calls:
+            return translate(
+                N_(
+                    "{name}'s cards score no yaku under {rules} in round {round} with {calls} "
+                    "koi-koi: the winner of a round needs at least one yaku"
+                ),
+                lang,
+                calls=self.calls,
+                **params,
+            )
+        return translate(
+            N_(
+                "{name}'s cards score no yaku under {rules} in round {round}: the winner "
+                "of a round needs at least one yaku"
+            ),
+            lang,
+            **params,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class RoundEntry:
     """What the players report about one round.
@@ -251,11 +285,7 @@ class ScoreSheet:
             opponent_koikoi=calls[1 - w] > 0,
         )
         if settlement.winner is None:
-            called = f" with {calls[w]} koi-koi" if calls[w] else ""
-            raise InvalidInputError(
-                f"{self.names[w]}'s cards score no yaku under {self.rules.name} in round {n}"
-                f"{called}: the winner of a round needs at least one yaku"
-            )
+            raise NoYakuError(self.names[w], self.rules.name, n, calls[w])
         d0, d1 = settlement.deltas
         return dataclasses.replace(settlement, winner=w, deltas=(d0, d1) if w == 0 else (d1, d0))
 
