@@ -589,7 +589,7 @@ class HintDialog(MessageDialog):
             with VerticalScroll(id="message-body"):
                 yield Static(self.body, id="message-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("OK (Enter)", id="ok", variant="primary", compact=True)
+                yield Button(t("OK (Enter)"), id="ok", variant="primary", compact=True)
         yield TooSmall()
 
     def on_mount(self) -> None:

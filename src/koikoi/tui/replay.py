@@ -58,7 +58,8 @@ def step_text(step: ReplayStep, names: tuple[str, str], mistake: Mistake | None 
     text = Text()
     lines: list[tuple[str, str]] = []
     if step.action is not None:
-        lines.append((f"{names[step.action.player]}: {step.action.action}", "bold"))
+        action = narrator.action(step.action.action)
+        lines.append((f"{names[step.action.player]}: {action}", "bold"))
     if mistake is not None:
         lines.append((narrator.mistake(mistake), "bold red"))
     lines.extend((line, "") for line in narrator.step(step))
