@@ -58,7 +58,10 @@ def step_text(step: ReplayStep, names: tuple[str, str], mistake: Mistake | None 
     text = Text()
     lines: list[tuple[str, str]] = []
     if step.action is not None:
-        action = narrator.action(step.action.action)
+        # English keeps the action's notation ("play 3L"); other languages say it in words
+        action = (
+            step.action.action if narrator.lang == "en" else narrator.action(step.action.action)
+        )
         lines.append((f"{names[step.action.player]}: {action}", "bold"))
     if mistake is not None:
         lines.append((narrator.mistake(mistake), "bold red"))
