@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -17,6 +18,7 @@ from koikoi.analysis import analyze_record
 from koikoi.cards import Card, parse_cards
 from koikoi.engine import Event, Match
 from koikoi.errors import InvalidInputError
+from koikoi.i18n import set_language
 from koikoi.narrate import (
     MISTAKE_THRESHOLD,
     Mistake,
@@ -27,6 +29,7 @@ from koikoi.narrate import (
 )
 from koikoi.record import GameRecord, iter_steps, record_from_dict
 from koikoi.rules import get_rules
+from koikoi.scoring import Scorer, Settlement
 from koikoi.server.records import replay_frames
 
 NAMES = ("Aiko", "Ben")
@@ -219,6 +222,60 @@ def test_a_round_ending_step_explains_its_settlement(record: GameRecord) -> None
             assert "Nobody scores." in text
     assert [settled_in(s)[0].to_dict() for s in ending] == record.settlements
     assert not settled_in(steps[1])
+
+
+def _koikoi_settlement() -> Settlement:
+    """A stop after the opponent's koi-koi: yaku, a base and a doubling step."""
+    scorer = Scorer(get_rules("nintendo"))
+    result = scorer.evaluate(parse_cards("1L 3L 8L 9A"), 1, False)
+    s = scorer.settle(
+        result,
+        winner=1,
+        reason="stop",
+        own_koikoi=0,
+        opponent_koikoi=1,
+        improved_after_koikoi=False,
+    )
+    # a zero-sum table: the loser pays what the winner scores
+    return dataclasses.replace(s, deltas=(-s.points, s.points))
+
+
+def test_a_settlement_is_told_in_japanese_with_the_names() -> None:
+    s = _koikoi_settlement()
+    lines = Narrator(NAMES, "ja").settlement(s)
+    assert lines[0] == "この回の清算（勝負）。"
+    assert lines[1] == "役："
+    assert "  三光 [1L 3L 8L]: 5" in lines
+    assert f"Benの得点 {s.points}点。" in lines
+    assert f"Aikoが{-s.deltas[0]}点支払う。" in lines
+    text = "\n".join(lines)
+    assert not re.search(r"Player|Round|Yaku|Base|scores|pays|Three", text)
+    # every multiplier step, with the running figure, as the core computes it
+    figures = [figure for _, figure in s.steps()]
+    assert [int(line.rsplit("-> ", 1)[1]) for line in lines if "->" in line] == figures
+
+
+def test_the_player_called_you_scores_and_pays_in_the_second_person() -> None:
+    s = _koikoi_settlement()
+    en = Narrator(("AI", "You"), "en", you=1).settlement(s)
+    assert en[-2:] == [f"You score {s.points} points.", f"AI pays {-s.deltas[0]}."]
+    ja = Narrator(("AI", "あなた"), "ja", you=1).settlement(s)
+    assert ja[-2] == f"あなたの得点 {s.points}点。"
+
+
+def test_the_live_game_and_the_replays_share_the_settlement_words() -> None:
+    from koikoi.tui.controller import GameController
+
+    s = _koikoi_settlement()
+    controller = GameController(get_rules("nintendo"), opponent="random", seed=1)
+    for lang in ("en", "ja"):
+        set_language(lang)
+        try:
+            narrator = Narrator(controller.names, you=0)
+            assert controller.explain(s) == "\n".join(narrator.settlement(s))
+        finally:
+            set_language("en")
+    assert "Player" not in controller.explain(s)
 
 
 # ---------------------------------------------------------------- mistakes

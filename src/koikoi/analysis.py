@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,6 +36,7 @@ from typing import Any, Protocol
 from koikoi.actions import describe_action_id, parse_action
 from koikoi.arena import derive_seed
 from koikoi.errors import InvalidInputError
+from koikoi.i18n import N_, t, td
 from koikoi.record import GameRecord, iter_steps
 from koikoi.views import PlayerView
 
@@ -200,34 +202,65 @@ def analyze_record(
     return out
 
 
+_PHASES: dict[str, str] = {"play": N_("play"), "take": N_("take"), "decide": N_("decide")}
+"""The decision phases in words (an analysed decision's ``phase``)."""
+
+
 def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) -> str:
-    """The analysis as text: per-player summary, then the biggest mistakes."""
+    """The analysis as text, in the language in use: per-player summary, then the
+    biggest mistakes."""
     lines = [
-        f"Analysis with {analysis.agent} (rules {analysis.rules}); values are expected round "
-        "points for the player to move."
+        t(
+            "Analysis with {agent} (rules {rules}); values are expected round points "
+            "for the player to move.",
+            agent=analysis.agent,
+            rules=analysis.rules,
+        )
     ]
     players = sorted({d.player for d in analysis.decisions})
     for p in players:
         s = analysis.player_summary(p, mistake=mistake)
         lines.append(
-            f"player {p} ({s['name']}): {s['decisions']} decisions with a choice, "
-            f"{s['best_moves']} best moves, mean loss {s['mean_loss']:.2f}, "
-            f"total loss {s['total_loss']:.2f}, {s['mistakes']} mistakes (loss >= {mistake:g})"
+            t(
+                "player {player} ({name}): {decisions} decisions with a choice, {best} best "
+                "moves, mean loss {mean:.2f}, total loss {total:.2f}, {mistakes} mistakes "
+                "(loss >= {threshold:g})",
+                player=p,
+                name=s["name"],
+                decisions=s["decisions"],
+                best=s["best_moves"],
+                mean=s["mean_loss"],
+                total=s["total_loss"],
+                mistakes=s["mistakes"],
+                threshold=mistake,
+            )
         )
     worst = analysis.mistakes(top)
     if not worst:
-        lines.append("No move lost anything against the search's choice.")
+        lines.append(t("No move lost anything against the search's choice."))
         return "\n".join(lines)
-    lines.append(f"Biggest mistakes (top {len(worst)}):")
+    lines.append(t("Biggest mistakes (top {n}):", n=len(worst)))
     for rank, d in enumerate(worst, 1):
         ranked = sorted(d.values.items(), key=lambda kv: -kv[1])
         alternatives = ", ".join(f"{describe_action_id(a)} {v:+.2f}" for a, v in ranked[:4])
+        phase = td(_PHASES[d.phase]) if d.phase in _PHASES else d.phase
         lines.append(
-            f"{rank:3}. round {d.round}, move {d.index}, player {d.player} ({d.phase}): "
-            f"chose {describe_action_id(d.played)!r} ({d.values.get(d.played, 0.0):+.2f}), "
-            f"best {describe_action_id(d.best)!r} ({d.values[d.best]:+.2f}), loss {d.loss:.2f}"
+            f"{rank:3}. "
+            + t(
+                "round {round}, move {move}, player {player} ({phase}): chose {played!r} "
+                "({played_value:+.2f}), best {best!r} ({best_value:+.2f}), loss {loss:.2f}",
+                round=d.round,
+                move=d.index,
+                player=d.player,
+                phase=phase,
+                played=describe_action_id(d.played),
+                played_value=d.values.get(d.played, 0.0),
+                best=describe_action_id(d.best),
+                best_value=d.values[d.best],
+                loss=d.loss,
+            )
         )
-        lines.append(f"       values: {alternatives}")
+        lines.append("       " + t("values: {alternatives}", alternatives=alternatives))
     return "\n".join(lines)
 
 
@@ -325,21 +358,28 @@ def analyze_position(
 
 
 def format_position_analysis(result: PositionAnalysis) -> str:
-    """The analysis of a position as a table, best action first."""
+    """The analysis of a position as a table, best action first (in the language in use)."""
     lines = [
-        f"Position: {result.position}",
-        f"Player {result.player} to act; values by {result.agent}.",
+        t("Position: {position}", position=result.position),
+        t("Player {player} to act; values by {agent}.", player=result.player, agent=result.agent),
     ]
+    action = t("action")
+    pad = 20 - _cells(action)
     if result.equity is not None:
-        lines.append("  action              match win  round points")
+        lines.append(f"  {action}{' ' * pad}" + t("match win  round points"))
         for a in result.ranked:
             lines.append(
                 f"  {describe_action_id(a):<18} {100 * result.equity[a]:8.1f}%  "
                 f"{result.points[a]:+8.2f}"
             )
     else:
-        lines.append("  action              round points")
+        lines.append(f"  {action}{' ' * pad}" + t("round points"))
         for a in result.ranked:
             lines.append(f"  {describe_action_id(a):<18} {result.points[a]:+8.2f}")
-    lines.append(f"Best: {describe_action_id(result.ranked[0])}.")
+    lines.append(t("Best: {action}.", action=describe_action_id(result.ranked[0])))
     return "\n".join(lines)
+
+
+def _cells(text: str) -> int:
+    """Terminal cells of ``text``: a wide (Japanese) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

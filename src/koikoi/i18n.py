@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from collections.abc import Mapping
 from importlib import resources
 from typing import Final
@@ -39,6 +40,7 @@ __all__ = [
     "catalog",
     "detect_language",
     "language",
+    "player_name",
     "set_language",
     "t",
     "td",
@@ -163,6 +165,26 @@ def td(text: str, /) -> str:
     'Pine - Crane'
     """
     return catalog(_current).get(text, text) if _current != "en" else text
+
+
+_AI_SEAT = re.compile(r"AI \((.+)\)")
+
+
+def player_name(name: str, lang: str | None = None, /) -> str:
+    """A player's name to show: an AI seat's name (``"AI (Expert)"``, as games and
+    records store it) in ``lang``; any other name as typed.
+
+    >>> player_name("AI (Expert)", "ja"), player_name("Hana", "ja")
+    ('AI（達人）', 'Hana')
+    """
+    found = _AI_SEAT.fullmatch(name)
+    if found is None:
+        return name
+    level = found.group(1)
+    table = catalog(_current if lang is None else lang)
+    if table and level not in table:
+        return name
+    return translate("AI ({level})", lang, level=table.get(level, level))
 
 
 def tn(singular: str, plural: str, n: int, /, **params: object) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 from koikoi.cards import format_cards
 from koikoi.engine import is_bust, match_winner, next_dealer, shared_scorer
 from koikoi.errors import InvalidInputError
+from koikoi.i18n import N_, translate
 from koikoi.rules import RANGES, Rules
 from koikoi.scoring import (
     MULTIPLIER_NAMES,
@@ -97,6 +98,40 @@ def check_koikoi(rules: Rules, calls: tuple[int, int], names: tuple[str, str] = 
                 f"{names[p]} called koi-koi {calls[p]} times, but {rules.name} allows at most "
                 f"{kk.limit} a player (koikoi.limit)"
             )
+
+
+class NoYakuError(InvalidInputError):
+    """A round's winner whose cards score no yaku; :meth:`words` says it in a language.
+
+    >>> print(NoYakuError("Aiko", "nintendo", 2, 0).words("ja"))
+    Aikoの札はルール「nintendo」の第2局で役になりません。勝った人には役が一つ以上必要です。
+    """
+
+    def __init__(self, name: str, rules: str, round_number: int, calls: int) -> None:
+        self.name, self.rules, self.round_number, self.calls = name, rules, round_number, calls
+        super().__init__(self.words("en"))
+
+    def words(self, lang: str | None = None) -> str:
+        """The message in ``lang`` (default: the language in use)."""
+        params = {"name": self.name, "rules": self.rules, "round": self.round_number}
+        if self.calls:
+            return translate(
+                N_(
+                    "{name}'s cards score no yaku under {rules} in round {round} with {calls} "
+                    "koi-koi: the winner of a round needs at least one yaku"
+                ),
+                lang,
+                calls=self.calls,
+                **params,
+            )
+        return translate(
+            N_(
+                "{name}'s cards score no yaku under {rules} in round {round}: the winner "
+                "of a round needs at least one yaku"
+            ),
+            lang,
+            **params,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,11 +285,7 @@ class ScoreSheet:
             opponent_koikoi=calls[1 - w] > 0,
         )
         if settlement.winner is None:
-            called = f" with {calls[w]} koi-koi" if calls[w] else ""
-            raise InvalidInputError(
-                f"{self.names[w]}'s cards score no yaku under {self.rules.name} in round {n}"
-                f"{called}: the winner of a round needs at least one yaku"
-            )
+            raise NoYakuError(self.names[w], self.rules.name, n, calls[w])
         d0, d1 = settlement.deltas
         return dataclasses.replace(settlement, winner=w, deltas=(d0, d1) if w == 0 else (d1, d0))
 
@@ -301,28 +332,51 @@ class ScoreSheet:
             return f"{self.names[loser]} is bust"
         return f"{self.rounds} rounds"
 
-    def result(self) -> str:
+    def result(self, lang: str = "en") -> str:
         """The match result in words, the winner's (or leader's) score first.
 
+        English by default (the JSON of :meth:`to_dict` carries it); ``lang="ja"``
+        words it in Japanese for people (``koikoi keeper``).
+
         >>> from koikoi.rules import get_rules
-        >>> ScoreSheet(get_rules("nintendo"), rounds=6, names=("Aiko", "Ben")).result()
-        'After 0 of 6 rounds: level at 0 to 0.'
+        >>> sheet = ScoreSheet(get_rules("nintendo"), rounds=6, names=("Aiko", "Ben"))
+        >>> sheet.result(), sheet.result("ja")
+        ('After 0 of 6 rounds: level at 0 to 0.', '6回中0回終了：0対0で同点。')
         """
+
+        def say(message: str, **params: object) -> str:
+            return translate(message, lang, **params)
+
         s = self.totals
         lead = self.leader
         first, second = (s[1], s[0]) if lead == 1 else s
-        score = f"{first} to {second}"
+        score = say(N_("{first} to {second}"), first=first, second=second)
         if not self.is_over:
-            where = f"After {len(self.played)} of {self.rounds} rounds"
+            where = say(
+                N_("After {played} of {rounds} rounds"), played=len(self.played), rounds=self.rounds
+            )
             if lead is None or s[0] == s[1]:
-                return f"{where}: level at {score}."
-            return f"{where}: {self.names[lead]} leads {score}."
-        how = f" ({self._end_words()})" if self.end_reason == "bust" else ""
+                return say(N_("{where}: level at {score}."), where=where, score=score)
+            return say(
+                N_("{where}: {name} leads {score}."),
+                where=where,
+                name=self.names[lead],
+                score=score,
+            )
+        how = ""
+        if self.end_reason == "bust":
+            loser = 0 if self.totals[0] <= 0 else 1
+            how = say(N_(" ({name} is bust)"), name=self.names[loser])
         if lead is None:
-            return f"Match drawn, {score}{how}."
+            return say(N_("Match drawn, {score}{how}."), score=score, how=how)
         if s[0] == s[1]:
-            return f"{self.names[lead]} wins {score}: a tie goes to the last dealer{how}."
-        return f"{self.names[lead]} wins {score}{how}."
+            return say(
+                N_("{name} wins {score}: a tie goes to the last dealer{how}."),
+                name=self.names[lead],
+                score=score,
+                how=how,
+            )
+        return say(N_("{name} wins {score}{how}."), name=self.names[lead], score=score, how=how)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready plain data: the match, each round with its settlement, the result."""

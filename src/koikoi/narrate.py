@@ -6,7 +6,7 @@ message catalog) Japanese. A move step becomes one sentence ("Aiko plays 3L Cher
 Curtain and captures 3P1; Aiko draws 8A Susuki grass Geese, which matches
 nothing, and lays it on the field."), followed by what came of it (yaku, koi-koi,
 stop); a round-ending step adds the settlement, explained as in the live game
-(:meth:`koikoi.scoring.Settlement.explain`).
+(:meth:`Narrator.settlement`, which the live terminal game uses too).
 
 Mistakes come from an analysis (:func:`koikoi.analysis.analyze_record`, as
 ``koikoi analyze --json`` writes it, or carried in a record's ``meta["analysis"]``
@@ -32,9 +32,9 @@ from koikoi.actions import Discard, KoiKoi, Play, Stop, TakeDrawn, parse_action
 from koikoi.cards import MONTH_NAMES, MONTH_NAMES_JA, Card, card_list
 from koikoi.engine import Event
 from koikoi.errors import InvalidInputError, KoiKoiError
-from koikoi.i18n import catalog, language
+from koikoi.i18n import N_, catalog, language
 from koikoi.record import GameRecord, ReplayStep
-from koikoi.scoring import YAKU_NAMES, Settlement
+from koikoi.scoring import MULTIPLIER_NAMES, YAKU_NAMES, Multiplier, Settlement, YakuScore
 
 __all__ = [
     "MISTAKE_THRESHOLD",
@@ -50,6 +50,17 @@ MISTAKE_THRESHOLD: Final = 1.0
 is marked as a mistake (the default of ``koikoi analyze --mistake``)."""
 
 _MAX_DECISIONS: Final = 20_000
+
+_SETTLED: Final[dict[str, str]] = {
+    "stop": N_("stop"),
+    "exhausted": N_("no cards left"),
+    "exhausted_highest": N_("higher yaku"),
+    "exhausted_last_yaku": N_("last yaku"),
+    "dealer_point": N_("dealer's point"),
+    "oya_ken": N_("dealer's point"),
+    "instant": N_("instant hand"),
+}
+"""How a round was settled, in words (the reasons of :class:`Settlement`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,13 +387,76 @@ class Narrator:
             lines.append(self.t("The cards are dealt."))
         return lines
 
+    def yaku(self, y: YakuScore) -> str:
+        """One yaku in a line: its name, cards and points.
+
+        English keeps both names (:meth:`YakuScore.describe`); Japanese names it once.
+
+        >>> from koikoi.cards import parse_cards
+        >>> y = YakuScore("sanko", 5, parse_cards("1L 3L 8L"))
+        >>> Narrator(("A", "B"), "en").yaku(y), Narrator(("A", "B"), "ja").yaku(y)
+        ('Three Brights (三光 sankō) [1L 3L 8L]: 5', '三光 [1L 3L 8L]: 5')
+        """
+        if self.lang == "en":
+            return y.describe()
+        english = YAKU_NAMES.get(y.name, (y.name, y.name))[0]
+        return f"{self._data(english)} [{self.cards(y.cards)}]: {y.points}"
+
+    def multiplier(self, m: Multiplier) -> str:
+        """One multiplier step in words (:meth:`Multiplier.describe` in this language)."""
+        if self.lang == "en":
+            return m.describe()
+        how = " ".join([f"x{m.factor}"] * (m.factor != 1) + [f"+{m.add}"] * bool(m.add)) or "x1"
+        return f"{self._data(MULTIPLIER_NAMES.get(m.name, m.name))}: {how}"
+
     def settlement(self, settlement: Settlement) -> list[str]:
-        """A settlement explained line by line, as the live game explains it, with the
-        players' names."""
-        text = settlement.explain()
-        for p in (0, 1):
-            text = text.replace(f"Player {p}", self.names[p])
-        return text.splitlines()
+        """A settlement explained line by line, with the players' names.
+
+        The one account of a settlement in words: the terminal game, the terminal
+        replay and the web replay all use it (:meth:`Settlement.explain` is the
+        core's English account with ``Player 0``/``Player 1``).
+
+        >>> from koikoi.rules import Rules
+        >>> from koikoi.scoring import Scorer
+        >>> s = Scorer(Rules()).award(1, 6, "oya_ken")
+        >>> Narrator(("Aiko", "Ben"), "en").settlement(s)
+        ["Round settled (dealer's point).", 'Flat award: 6', 'Ben scores 6 points.']
+        >>> Narrator(("You", "AI"), "en").settlement(Scorer(Rules()).award(0, 6, "oya_ken"))[-1]
+        'You score 6 points.'
+        """
+        s = settlement
+        reason = self.t(_SETTLED[s.reason]) if s.reason in _SETTLED else s.reason
+        lines = [self.t("Round settled ({reason}).", reason=reason)]
+        if s.winner is None:
+            lines.append(self.t("Nobody scores."))
+            return lines
+        if s.yaku:
+            lines.append(self.t("Yaku:"))
+            lines.extend(f"  {self.yaku(y)}" for y in s.yaku)
+            lines.append(self.t("Base: {base}", base=s.base))
+        else:
+            lines.append(self.t("Flat award: {base}", base=s.base))
+        figure = s.base
+        for m in s.multipliers:
+            figure = m.apply(figure)
+            lines.append(f"  {self.multiplier(m)} -> {figure}")
+        points = self.points(s.points)
+        if self._you(s.winner):
+            lines.append(self.t("You score {points}.", points=points))
+        else:
+            lines.append(self.t("{name} scores {points}.", name=self.who(s.winner), points=points))
+        loser = 1 - s.winner
+        if s.deltas[loser]:
+            paid = -s.deltas[loser]
+            if self._you(loser):
+                lines.append(self.t("You pay {points}.", points=paid))
+            else:
+                lines.append(self.t("{name} pays {points}.", name=self.who(loser), points=paid))
+        return lines
+
+    def _data(self, text: str) -> str:
+        """A name from the core's data tables in this language (as :func:`koikoi.i18n.td`)."""
+        return self._catalog.get(text, text)
 
     # ------------------------------------------------------------- mistakes
 

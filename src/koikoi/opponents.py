@@ -27,6 +27,7 @@ from typing import Any, Final
 from koikoi.agents.base import ActionValue
 from koikoi.agents.expert import LEVELS, Level
 from koikoi.errors import InvalidInputError
+from koikoi.i18n import t
 from koikoi.rules import Rules
 from koikoi.views import PlayerView
 
@@ -139,13 +140,14 @@ def ranked(
 
 
 def format_points(points: float) -> str:
-    """Expected net round points: ``"+1.2 points"``, ``"-0.4 points"``."""
-    return f"{round(points, 1) + 0.0:+.1f} points"
+    """Expected net round points: ``"+1.2 points"``, ``"-0.4 points"`` (in the language
+    in use)."""
+    return t("{points:+.1f} points", points=round(points, 1) + 0.0)
 
 
 def format_equity(equity: float) -> str:
-    """The chance of winning the match: ``"62% match win"``."""
-    return f"{round(100 * equity):.0f}% match win"
+    """The chance of winning the match: ``"62% match win"`` (in the language in use)."""
+    return t("{percent:.0f}% match win", percent=round(100 * equity))
 
 
 def format_value(value: ActionValue) -> str:

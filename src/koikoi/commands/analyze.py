@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     from koikoi.analysis import analyze_record, format_analysis
     from koikoi.engine import parse_seed
     from koikoi.errors import InvalidInputError
+    from koikoi.i18n import t
     from koikoi.record import load_record
 
     if args.top < 1:
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     show = args.progress or sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
-        sys.stderr.write(f"\ranalyze: {done}/{total} actions")
+        sys.stderr.write("\r" + t("analyze: {done}/{total} actions", done=done, total=total))
         sys.stderr.flush()
 
     analysis = analyze_record(
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         out["record"] = args.record
         print(json.dumps(out))
     else:
-        print(f"Record: {args.record}")
+        print(t("Record: {path}", path=args.record))
         print(format_analysis(analysis, top=args.top, mistake=args.mistake))
     return 0
 

@@ -427,7 +427,7 @@ def summary_lines(sheet: ScoreSheet) -> list[str]:
             pad[4] + row[4],
         ]
         lines.append("  ".join(cells).rstrip())
-    lines.append(t("Result: {result}", result=sheet.result()))
+    lines.append(t("Result: {result}", result=sheet.result(language())))
     return lines
 
 
@@ -552,7 +552,7 @@ def _interactive(sheet: ScoreSheet, p: _Prompter) -> tuple[ScoreSheet, bool]:
             p.say("")
             p.say("\n".join(round_lines(sheet.played[-1], sheet.names)))
         p.say("")
-        p.say(t("The match is over: {result}", result=sheet.result()))
+        p.say(t("The match is over: {result}", result=sheet.result(language())))
         try:
             answer = p.ask(t("u undoes the last round; Enter finishes"))
         except _EndOfInput:

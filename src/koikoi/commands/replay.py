@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -139,72 +139,129 @@ def format_replay(record: GameRecord, match: Match) -> Iterator[str]:
         yield line[: len(line) - len(text)] + _upper_first(text)
 
 
+def _who(record: GameRecord) -> Callable[[int | None], str]:
+    """How the replay names a player: ``"player 0 (alice)"`` (``"プレイヤー0（alice）"``)."""
+    from koikoi.i18n import t
+
+    def who(player: int | None) -> str:
+        if player is None:
+            return t("nobody")
+        name = record.players[player]
+        if name == f"player {player}":
+            return t("player {n}", n=player)
+        return t("player {n} ({name})", n=player, name=name)
+
+    return who
+
+
 def _lines(record: GameRecord, match: Match) -> Iterator[str]:
     from koikoi.cards import MONTH_NAMES, MONTH_NAMES_JA
+    from koikoi.i18n import language, t, td, tn
+    from koikoi.narrate import Narrator
+    from koikoi.scoring import YAKU_NAMES
 
-    who = record.player_name
+    who = _who(record)
     rules = match.rules
-    seed = "none (recorded deals)" if record.seed is None else str(record.seed)
-    yield f"Rules: {rules.name} ({_count(rules.game.rounds, 'round')}). Seed: {seed}."
-    yield f"Players: {who(0)} and {who(1)}."
+    seed = t("none (recorded deals)") if record.seed is None else str(record.seed)
+    yield t(
+        "Rules: {rules} ({rounds}). Seed: {seed}.",
+        rules=rules.name,
+        rounds=tn("{n} round", "{n} rounds", rules.game.rounds),
+        seed=seed,
+    )
+    yield t("Players: {first} and {second}.", first=who(0), second=who(1))
+    narrator = Narrator((who(0), who(1)), you=None)
     scores = [rules.game.start_points, rules.game.start_points]
     settled = 0
     for event in match.events:
         kind = event.kind
         p = event.player
         if kind == "first_dealer":
-            yield _first_dealer_line(event, record)
+            yield _first_dealer_line(event, who)
         elif kind == "round_start":
             month = event.data["month"]
+            names = (
+                f"{MONTH_NAMES[month - 1]}, {MONTH_NAMES_JA[month - 1]}"
+                if language() == "en"
+                else MONTH_NAMES_JA[month - 1].split()[0]
+            )
             yield ""
-            yield (
-                f"== Round {event.data['round']}: month {month} "
-                f"({MONTH_NAMES[month - 1]}, {MONTH_NAMES_JA[month - 1]}), "
-                f"dealer {who(event.data['dealer'])} =="
+            yield t(
+                "== Round {round}: month {month} ({names}), dealer {dealer} ==",
+                round=event.data["round"],
+                month=month,
+                names=names,
+                dealer=who(event.data["dealer"]),
             )
             if event.data["leader"] != event.data["dealer"]:
-                yield f"{who(event.data['leader'])} leads."
-            yield f"Field: {' '.join(event.data['field'])}"
+                yield t("{who} leads.", who=who(event.data["leader"]))
+            yield t("Field: {cards}", cards=" ".join(event.data["field"]))
         elif kind == "hand":
-            yield f"Hand of {who(p)}: {_codes(event.cards)}"
+            yield t("Hand of {who}: {cards}", who=who(p), cards=_codes(event.cards))
         elif kind == "redeal":
-            yield f"Redeal: {event.data.get('why', 'deal checks')}."
+            why = event.data.get("why")
+            yield t("Redeal: {why}.", why=why) if why else t("Redeal: deal checks.")
         elif kind == "instant":
-            yield (
-                f"{who(p)} holds an instant hand: {event.data['yaku']} "
-                f"[{_codes(event.cards)}], {_count(event.data['points'], 'point')}."
+            yield t(
+                "{who} holds an instant hand: {yaku} [{cards}], {points}.",
+                who=who(p),
+                yaku=td(YAKU_NAMES.get(event.data["yaku"], (event.data["yaku"],))[0])
+                if language() != "en"
+                else event.data["yaku"],
+                cards=_codes(event.cards),
+                points=tn("{n} point", "{n} points", event.data["points"]),
             )
         elif kind in ("play", "draw", "take"):
             yield "  " + _move_line(event, who(p))
         elif kind == "yaku":
-            yield f"  {who(p)} has yaku worth {event.data['total']}."
+            yield "  " + t("{who} has yaku worth {total}.", who=who(p), total=event.data["total"])
         elif kind == "koikoi":
-            yield f"  {who(p)} calls koi-koi! (call {event.data['calls']})"
+            yield "  " + t(
+                "{who} calls koi-koi! (call {calls})", who=who(p), calls=event.data["calls"]
+            )
         elif kind == "stop":
-            how = " (automatically)" if event.data.get("automatic") else ""
-            yield f"  {who(p)} stops{how}."
+            if event.data.get("automatic"):
+                yield "  " + t("{who} stops (automatically).", who=who(p))
+            else:
+                yield "  " + t("{who} stops.", who=who(p))
         elif kind == "exhausted":
-            yield "  The round is exhausted."
+            yield "  " + t("The round is exhausted.")
         elif kind == "round_over":
             settlement = match.settlements[settled]
             settled += 1
-            for line in settlement.explain().splitlines():
+            for line in narrator.settlement(settlement):
                 yield "  " + line
             scores = [scores[0] + settlement.deltas[0], scores[1] + settlement.deltas[1]]
-            yield f"Scores: {who(0)} {scores[0]}, {who(1)} {scores[1]}."
+            yield t(
+                "Scores: {first} {a}, {second} {b}.",
+                first=who(0),
+                a=scores[0],
+                second=who(1),
+                b=scores[1],
+            )
         elif kind == "match_over":
             yield ""
-            yield f"== Match over after {_count(len(match.settlements), 'round')} =="
-    yield f"Final scores: {who(0)} {match.scores[0]}, {who(1)} {match.scores[1]}."
+            yield t(
+                "== Match over after {rounds} ==",
+                rounds=tn("{n} round", "{n} rounds", len(match.settlements)),
+            )
+    yield t(
+        "Final scores: {first} {a}, {second} {b}.",
+        first=who(0),
+        a=match.scores[0],
+        second=who(1),
+        b=match.scores[1],
+    )
     if match.is_over:
-        yield f"Winner: {who(match.winner)}." if match.winner is not None else "A draw."
+        if match.winner is not None:
+            yield t("Winner: {who}.", who=who(match.winner))
+        else:
+            yield t("A draw.")
     else:
-        yield f"The record ends in round {match.round_number}: the match is not finished."
-
-
-def _count(n: int, noun: str) -> str:
-    """``"1 round"``, ``"2 rounds"``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+        yield t(
+            "The record ends in round {round}: the match is not finished.",
+            round=match.round_number,
+        )
 
 
 def _codes(cards: int) -> str:
@@ -213,17 +270,25 @@ def _codes(cards: int) -> str:
     return format_cards(cards)
 
 
-def _first_dealer_line(event: Event, record: GameRecord) -> str:
-    who = record.player_name
+def _first_dealer_line(event: Event, who: Callable[[int | None], str]) -> str:
+    from koikoi.i18n import t
+
     data = event.data
     if data["method"] == "draw":
-        draws = "; ".join(f"{who(0)} draws {a}, {who(1)} draws {b}" for a, b in data["draws"])
-        how = f"First dealer by draw: {draws}."
+        draws = "; ".join(
+            t("{first} draws {a}, {second} draws {b}", first=who(0), a=a, second=who(1), b=b)
+            for a, b in data["draws"]
+        )
+        how = t("First dealer by draw: {draws}.", draws=draws)
     else:
-        how = "First dealer by coin flip."
+        how = t("First dealer by coin flip.")
     if data["dealer"] == data["leader"]:
-        return f"{how} {_upper_first(who(data['dealer']))} deals."
-    return f"{how} {_upper_first(who(data['leader']))} leads round 1; {who(data['dealer'])} deals."
+        return how + t(" {who} deals.", who=_upper_first(who(data["dealer"])))
+    return how + t(
+        " {leader} leads round 1; {dealer} deals.",
+        leader=_upper_first(who(data["leader"])),
+        dealer=who(data["dealer"]),
+    )
 
 
 def _upper_first(text: str) -> str:
@@ -232,20 +297,30 @@ def _upper_first(text: str) -> str:
 
 def _move_line(event: Event, name: str) -> str:
     from koikoi.cards import CODES
+    from koikoi.i18n import t
 
     card = CODES[event.card] if event.card is not None else "?"
     got = event.cards & ~(1 << event.card) if event.card is not None else event.cards
     if event.kind == "play":
         if event.data.get("discard"):
-            return f"{name} plays {card} to the field without capturing."
+            return t("{who} plays {card} to the field without capturing.", who=name, card=card)
         if got:
-            return f"{name} plays {card} and captures {_codes(got)}."
-        return f"{name} plays {card} to the field."
+            return t(
+                "{who} plays {card} and captures {cards}.", who=name, card=card, cards=_codes(got)
+            )
+        return t("{who} plays {card} to the field.", who=name, card=card)
     if event.kind == "draw":
         choice = event.data.get("choice")
         if choice:
-            return f"{name} draws {card}, which matches {' and '.join(choice)}."
+            return t(
+                "{who} draws {card}, which matches {choices}.",
+                who=name,
+                card=card,
+                choices=t(" and ").join(choice),
+            )
         if got:
-            return f"{name} draws {card} and captures {_codes(got)}."
-        return f"{name} draws {card}; it stays on the field."
-    return f"{name} takes {_codes(got)} with {card}."
+            return t(
+                "{who} draws {card} and captures {cards}.", who=name, card=card, cards=_codes(got)
+            )
+        return t("{who} draws {card}; it stays on the field.", who=name, card=card)
+    return t("{who} takes {cards} with {card}.", who=name, cards=_codes(got), card=card)

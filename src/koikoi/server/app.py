@@ -46,7 +46,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from koikoi import __version__, i18n
 from koikoi.cards import parse_cards
 from koikoi.errors import InvalidInputError, KoiKoiError, RulesError
-from koikoi.keeper import PLAYER_LETTERS, RoundEntry, ScoreSheet, needs_first_dealer
+from koikoi.keeper import (
+    PLAYER_LETTERS,
+    NoYakuError,
+    RoundEntry,
+    ScoreSheet,
+    needs_first_dealer,
+)
 from koikoi.opponents import LEVEL_CHOICES
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
@@ -632,6 +638,9 @@ async def api_keeper(request: Request) -> Response:
                 ).base
             try:
                 pending["settlement"] = sheet.settle(entry).to_dict()
+            except NoYakuError as exc:
+                pending["error"] = str(exc)
+                pending["error_ja"] = exc.words("ja")
             except InvalidInputError as exc:
                 pending["error"] = str(exc)
     except ProtocolError as exc:

@@ -22,6 +22,7 @@ from typing import Any, Final
 from koikoi.cards import CODES, format_cards
 from koikoi.engine import Match
 from koikoi.errors import KoiKoiError, RecordError
+from koikoi.i18n import player_name
 from koikoi.narrate import Mistake, Narrator, mistakes_from_analysis, record_analysis
 from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps, record_from_dict
 
@@ -98,6 +99,7 @@ def _frame(
         "match_scores": list(step.match_scores),
         "events": events,
         "over": step.is_over,
+        "action_text": narrator.action(action.action) if action is not None else None,
         "narration": narrator.step(step),
         "mistake": (
             {**mistake.to_dict(), "text": narrator.mistake(mistake)}
@@ -134,7 +136,8 @@ def replay_frames(
     source = analysis if analysis is not None else record_analysis(rec)
     try:
         mistakes = mistakes_from_analysis(source, rec) if source is not None else {}
-        narrator = Narrator(distinct_names(rec.players), lang)
+        names = [player_name(name, lang) for name in rec.players]
+        narrator = Narrator(distinct_names(names), lang)
         tags = [1]  # the first dealer is chosen for round 1
         frames = []
         number = 0
@@ -151,6 +154,7 @@ def replay_frames(
         "type": "replay",
         "rules": rec.rules,
         "players": list(rec.players),
+        "names": names,
         "scores": list(rec.scores),
         "winner": rec.winner,
         "settlements": rec.settlements,

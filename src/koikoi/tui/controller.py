@@ -38,17 +38,15 @@ from koikoi.agents.base import ActionValue
 from koikoi.cards import CODES, MONTH_NAMES
 from koikoi.engine import Event, Match, Phase, Round, month_of_round
 from koikoi.errors import IllegalActionError
-from koikoi.i18n import N_, language, t, td, tn
+from koikoi.i18n import language, t, td, tn
+from koikoi.narrate import Narrator
 from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, hint_values, level_choice, preload_agent
 from koikoi.rules import Rules
 from koikoi.scoring import (
-    MULTIPLIER_NAMES,
     YAKU_NAMES,
-    Multiplier,
     Scorer,
     Settlement,
     YakuResult,
-    YakuScore,
 )
 from koikoi.tui.cardtext import card_caption
 from koikoi.tui.saves import SavedGame, save_game, save_record
@@ -411,54 +409,6 @@ def narrate(
     return None
 
 
-_SETTLED: Final[dict[str, str]] = {
-    "stop": N_("stop"),
-    "exhausted": N_("no cards left"),
-    "exhausted_highest": N_("higher yaku"),
-    "exhausted_last_yaku": N_("last yaku"),
-    "dealer_point": N_("dealer's point"),
-    "oya_ken": N_("dealer's point"),
-    "instant": N_("instant hand"),
-}
-"""How a round was settled, in words (the reasons of :class:`Settlement`)."""
-
-
-def yaku_line(y: YakuScore) -> str:
-    """One yaku in a line: :meth:`YakuScore.describe`, in the language in use."""
-    if language() == "en":
-        return y.describe()
-    return f"{td(YAKU_NAMES.get(y.name, (y.name, y.name))[0])} [{_codes(y.cards)}]: {y.points}"
-
-
-def multiplier_line(m: Multiplier) -> str:
-    """One multiplier step: :meth:`Multiplier.describe`, in the language in use."""
-    if language() == "en":
-        return m.describe()
-    how = " ".join([f"x{m.factor}"] * (m.factor != 1) + [f"+{m.add}"] * bool(m.add)) or "x1"
-    return f"{td(MULTIPLIER_NAMES.get(m.name, m.name))}: {how}"
-
-
-def explain_settlement(s: Settlement, names: tuple[str, str]) -> str:
-    """:meth:`Settlement.explain` in the language in use, with the players' names."""
-    lines = [t("Round settled ({reason}).", reason=td(_SETTLED.get(s.reason, s.reason)))]
-    if s.winner is None:
-        lines.append(t("Nobody scores."))
-        return "\n".join(lines)
-    if s.yaku:
-        lines.append(t("Yaku:"))
-        lines.extend(f"  {yaku_line(y)}" for y in s.yaku)
-        lines.append(t("Base: {base}", base=s.base))
-    else:
-        lines.append(t("Flat award: {base}", base=s.base))
-    for m, (_, figure) in zip(s.multipliers, s.steps(), strict=True):
-        lines.append(f"  {multiplier_line(m)} -> {figure}")
-    lines.append(t("{name} scores {points}.", name=names[s.winner], points=_points(s.points)))
-    loser = 1 - s.winner
-    if s.deltas[loser]:
-        lines.append(t("{name} pays {points}.", name=names[loser], points=-s.deltas[loser]))
-    return "\n".join(lines)
-
-
 def opponent_label(spec: str, agent: Agent | None = None) -> str:
     """How the opponent is called on screen: a level's title (``"Expert"``), else the
     agent's name (``"greedy"``).
@@ -730,15 +680,5 @@ class GameController:
         )
 
     def explain(self, settlement: Settlement) -> str:
-        """:meth:`Settlement.explain` with the players' names."""
-        if language() != "en":
-            return explain_settlement(settlement, self.names)
-        text = settlement.explain()
-        for p in (0, 1):
-            text = text.replace(
-                f"Player {p} scores", f"{self.names[p]} {'score' if p == 0 else 'scores'}"
-            )
-            text = text.replace(
-                f"Player {p} pays", f"{self.names[p]} {'pay' if p == 0 else 'pays'}"
-            )
-        return text
+        """The settlement in words with the players' names (:meth:`Narrator.settlement`)."""
+        return "\n".join(Narrator(self.names, you=HUMAN).settlement(settlement))

@@ -22,11 +22,12 @@ from koikoi.cards import MONTH_MASKS, format_cards
 from koikoi.engine import is_bust, match_winner
 from koikoi.errors import KoiKoiError
 from koikoi.i18n import N_, t, tn
+from koikoi.narrate import Narrator
 from koikoi.opponents import format_value, ranked
 from koikoi.rules import Rules
 from koikoi.scoring import Settlement, YakuResult
 from koikoi.tui.cardtext import card_caption, card_code_text
-from koikoi.tui.controller import action_text, multiplier_line, yaku_line
+from koikoi.tui.controller import action_text
 from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
 
 __all__ = [
@@ -81,6 +82,11 @@ DIALOG_CSS = """
     height: 1;
 }
 """
+
+
+def _narrator() -> Narrator:
+    """Yaku and multiplier lines in the language in use (no names needed)."""
+    return Narrator(("", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,7 +339,7 @@ class KoiKoiDialog(ModalScreen[int]):
         text.append(
             t("Stop now and you score {points}", points=points(f.stop.points)), "bold green"
         )
-        steps = " · ".join(multiplier_line(m) for m in f.stop.multipliers)
+        steps = " · ".join(_narrator().multiplier(m) for m in f.stop.multipliers)
         text.append(
             t(" (base {base}{steps}).", base=f.stop.base, steps=" · " + steps if steps else "")
             + "\n"
@@ -351,7 +357,7 @@ class KoiKoiDialog(ModalScreen[int]):
                 "bold",
             )
         text.append(t("Your yaku: "), "bold")
-        text.append("; ".join(yaku_line(y) for y in f.yaku.yaku))
+        text.append("; ".join(_narrator().yaku(y) for y in f.yaku.yaku))
         text.append(t(". Total {total}.", total=f.yaku.total) + "\n")
 
         def times(n: int) -> str:
@@ -583,7 +589,7 @@ class HintDialog(MessageDialog):
             with VerticalScroll(id="message-body"):
                 yield Static(self.body, id="message-text")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("OK (Enter)", id="ok", variant="primary", compact=True)
+                yield Button(t("OK (Enter)"), id="ok", variant="primary", compact=True)
         yield TooSmall()
 
     def on_mount(self) -> None:

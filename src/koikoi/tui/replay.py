@@ -29,7 +29,6 @@ from koikoi.i18n import N_, language, t, td
 from koikoi.narrate import Mistake, Narrator, settled_in
 from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.tui.cardtext import pile_text
-from koikoi.tui.controller import explain_settlement
 from koikoi.tui.widgets import CardRow, TooSmall, localize_bindings
 
 __all__ = ["ReplayApp", "ReplayScreen", "load_steps", "run_replay", "step_text"]
@@ -59,17 +58,16 @@ def step_text(step: ReplayStep, names: tuple[str, str], mistake: Mistake | None 
     text = Text()
     lines: list[tuple[str, str]] = []
     if step.action is not None:
-        lines.append((f"{names[step.action.player]}: {step.action.action}", "bold"))
+        # English keeps the action's notation ("play 3L"); other languages say it in words
+        action = (
+            step.action.action if narrator.lang == "en" else narrator.action(step.action.action)
+        )
+        lines.append((f"{names[step.action.player]}: {action}", "bold"))
     if mistake is not None:
         lines.append((narrator.mistake(mistake), "bold red"))
     lines.extend((line, "") for line in narrator.step(step))
     for settlement in settled_in(step):
-        # the terminal game's settlement words, in the language in use
-        if language() == "en":
-            explained = narrator.settlement(settlement)
-        else:
-            explained = explain_settlement(settlement, names).splitlines()
-        lines.extend((line, "green") for line in explained)
+        lines.extend((line, "green") for line in narrator.settlement(settlement))
     for i, (line, style) in enumerate(lines):
         if i:
             text.append("\n")

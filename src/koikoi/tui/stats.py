@@ -26,12 +26,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from koikoi.errors import KoiKoiError
-from koikoi.i18n import t, tn
-from koikoi.progress import YAKU_LABELS
+from koikoi.i18n import N_, t, tn
+from koikoi.progress import yaku_label
 from koikoi.stats import GameLine, Tally
 from koikoi.tui.history import FinishedGame, History, read_history, summary
 from koikoi.tui.replay import ReplayScreen, load_steps
-from koikoi.tui.widgets import TooSmall
+from koikoi.tui.widgets import TooSmall, localize_bindings
 
 __all__ = [
     "HistoryReplayScreen",
@@ -156,7 +156,7 @@ def _yaku_text(total: Tally) -> Text:
         text.append("\n" + t("none yet"), "dim")
         return text
     text.append("\n")
-    text.append(", ".join(f"{YAKU_LABELS.get(name, name)} ×{times}" for name, times in total.yaku))
+    text.append(", ".join(f"{yaku_label(name)} ×{times}" for name, times in total.yaku))
     return text
 
 
@@ -172,7 +172,7 @@ class HistoryReplayScreen(ReplayScreen):
     """The replay viewer over the statistics: ``q`` or ``Esc`` goes back to them."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "back", "Back"),
+        Binding("q", "back", N_("Back")),
         Binding("escape", "back", show=False),
     ]
 
@@ -200,15 +200,16 @@ class StatsScreen(Screen[None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Back"),
+        Binding("escape", "close", N_("Back")),
         Binding("q", "close", show=False),
-        Binding("s", "show_tab('st-summary')", "Summary"),
-        Binding("g", "show_tab('st-list')", "Games"),
-        Binding("r", "replay", "Replay"),
+        Binding("s", "show_tab('st-summary')", N_("Summary")),
+        Binding("g", "show_tab('st-list')", N_("Games")),
+        Binding("r", "replay", N_("Replay")),
     ]
 
     def __init__(self, path: Path) -> None:
         super().__init__()
+        localize_bindings(self)
         self.path = path
         self.history = History(path)
         self.error = ""

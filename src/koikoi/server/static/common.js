@@ -161,6 +161,13 @@ const KK = (() => {
     return name.includes(`(${code})`) ? name : `${name} (${code})`;
   }
 
+  /* A player's name to show: an AI seat's stored name ("AI (Expert)") in the page's
+     language, any other name as typed (koikoi.i18n.player_name). */
+  function playerLabel(name) {
+    const m = /^AI \((.+)\)$/.exec(name || "");
+    return m && lang !== "en" ? t("AI ({level})", { level: td(m[1]) }) : name;
+  }
+
   function cardNames(codes) {
     return codes.map(cardName).join(", ");
   }
@@ -429,7 +436,7 @@ const KK = (() => {
     describeEvent,
     loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, yakuTable, multiplierName,
     groupByKind, KIND_LABEL, kindLabel, post, games, saveGame, forgetGame, hashParams, parseAction,
-    deviceKey, playerName, setPlayerName, linkGame,
+    deviceKey, playerName, setPlayerName, linkGame, playerLabel,
     reduceMotion, sleep, toast, settlementView, points,
     t, tn, td, applyI18n, setLanguage, LANGS, cardLabel,
     get lang() { return lang; },

@@ -81,8 +81,11 @@
         b.addEventListener("click", () => toggle(c.code));
         row.append(b);
       }
-      months.append(el("div", { class: "keeper-month", role: "group", "aria-label": `${cards[0].month_en} ${cards[0].month_ja}` },
-        el("h3", { text: `${m}. ${cards[0].month_en} · ${cards[0].month_ja}` }), row));
+      const month = KK.lang === "en"
+        ? { label: `${cards[0].month_en} ${cards[0].month_ja}`, title: `${m}. ${cards[0].month_en} · ${cards[0].month_ja}` }
+        : { label: KK.td(cards[0].month_en), title: KK.t("Month {month}: {name}", { month: m, name: KK.td(cards[0].month_en) }) };
+      months.append(el("div", { class: "keeper-month", role: "group", "aria-label": month.label },
+        el("h3", { text: month.title }), row));
     }
     $("k-setup").open = state.played.length === 0;
     for (const b of document.querySelectorAll(".keeper-winner button")) {
@@ -301,7 +304,8 @@
       result.replaceChildren(KK.settlementView(s, names));
       box.hidden = false;
     } else {
-      line.textContent = pending && pending.error ? pending.error : "";
+      // the one message a preview gives in every language comes in both (error_ja)
+      line.textContent = pending && pending.error ? (KK.lang === "ja" && pending.error_ja) || pending.error : "";
       line.classList.add("error-text");
       result.replaceChildren();
       box.hidden = true;

@@ -72,7 +72,7 @@
         el("th", { scope: "col", text: KK.t("W–L–D") }));
       const rows = data.players.map((p, i) => el("tr", { class: p.kind === "ai" ? "ai-row" : "human-row" },
         el("td", { text: String(i + 1) }),
-        el("th", { scope: "row", text: p.name }),
+        el("th", { scope: "row", text: KK.playerLabel(p.name) }),
         el("td", { class: "rating", text: Math.round(p.rating).toString() }),
         el("td", { text: Math.round(p.rd).toString() }),
         el("td", { text: String(p.games) }),

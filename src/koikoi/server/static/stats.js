@@ -35,7 +35,7 @@
 
   function yakuLabel(key) {
     const n = KK.yakuName(key);
-    return KK.lang === "ja" ? n.ja || n.en : n.en;
+    return KK.lang === "ja" ? n.name : n.en;
   }
 
   function resultText(result) {

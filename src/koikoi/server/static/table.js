@@ -86,7 +86,7 @@ const KKTable = (() => {
     let status = "";
     if (r.done) status = KK.t("made");
     else if (!r.possible) status = KK.t("no longer possible");
-    return el("li", { class: `progress-row ${state}`, "data-yaku": r.name, title: n.ja ? `${n.en} · ${n.ja}` : n.en },
+    return el("li", { class: `progress-row ${state}`, "data-yaku": r.name, title: KK.lang === "ja" ? n.name : n.ja ? `${n.en} · ${n.ja}` : n.en },
       el("span", { class: "yaku-label" },
         el("span", { class: "yaku-en", text: yakuLabel(r.name) }),
         KK.lang !== "ja" && kanji(r.name) ? el("span", { class: "yaku-ja", lang: "ja", text: kanji(r.name) }) : null),
