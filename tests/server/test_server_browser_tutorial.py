@@ -234,6 +234,17 @@ def play_through(p: Page, server: ThreadServer, *, touch: bool, shots: set[str])
     return final
 
 
+def start_tutorial(p: Page, server: ThreadServer, *, touch: bool) -> None:
+    """From the home screen (its screenshot: 00-home), click or tap "Learn to play" until
+    the coach shows."""
+    page = p.page
+    page.goto(server.base + "/")
+    page.wait_for_selector("#learn-btn")
+    p.shot("00-home")
+    (page.tap if touch else page.click)("#learn-btn")
+    page.wait_for_selector("#coach")
+
+
 def learn_to_the_second_lesson(page: Any) -> None:
     """Open the tutorial from the home screen and go past the welcome to the months."""
     page.click("#learn-btn")
@@ -257,11 +268,7 @@ def start_over(page: Any, button: str) -> str:
 def test_the_guided_round_on_a_desktop_by_keyboard(server: ThreadServer, browser: Any) -> None:
     p = tutorial_page(browser, "desktop", **DESKTOP)
     page = p.page
-    page.goto(server.base + "/")
-    page.wait_for_selector("#learn-btn")
-    p.shot("00-home")
-    page.click("#learn-btn")
-    page.wait_for_selector("#coach")
+    start_tutorial(p, server, touch=False)
     first = game_id(page)
     final = play_through(p, server, touch=False, shots=set())
     assert final.scores[TUTORIAL_SEAT] > 0
@@ -276,10 +283,7 @@ def test_the_guided_round_on_a_desktop_by_keyboard(server: ThreadServer, browser
 
 def test_the_guided_round_on_a_phone_by_touch(server: ThreadServer, browser: Any) -> None:
     p = tutorial_page(browser, "phone", **PHONE)
-    page = p.page
-    page.goto(server.base + "/")
-    page.tap("#learn-btn")
-    page.wait_for_selector("#coach")
+    start_tutorial(p, server, touch=True)
     play_through(p, server, touch=True, shots=set())
     p.close()
 
