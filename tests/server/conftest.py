@@ -24,7 +24,7 @@ from koikoi.server.hub import ServerConfig
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
 
-from server_helpers import FAST  # noqa: E402
+from server_helpers import FAST, ThreadServer  # noqa: E402
 
 
 @pytest.fixture
@@ -51,6 +51,27 @@ def make_client(db_url: str) -> Iterator[Callable[..., TestClient]]:
 @pytest.fixture
 def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
+    """The web game on 127.0.0.1 for a module of browser tests, with a SQLite file of its own."""
+    db = tmp_path_factory.mktemp("web") / "browser.db"
+    with ThreadServer(create_app(f"sqlite:///{db}", config=FAST)) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium for a module of browser tests (see browser_helpers.py)."""
+    from browser_helpers import ARGS, ARTIFACTS, CHROMIUM, SHOTS, sync_api
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
 
 
 def pg_url() -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -324,6 +325,32 @@ class SubprocessServer:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+
+
+class SeatSocket:
+    """A seat (or a spectator) over a real WebSocket to a server process, with websockets'
+    synchronous client. A subclass reads messages with its own ``recv_type``."""
+
+    ws: Any = None
+
+    def recv_type(self, kind: str) -> dict[str, Any]:
+        """The next message of type ``kind`` (the ones before it are read on the way)."""
+        raise NotImplementedError
+
+    def hello(self, url: str, token: str, open_timeout: float) -> dict[str, Any]:
+        """Connect, say hello with ``token``; the welcome is read, the first state returned."""
+        from websockets.sync.client import connect
+
+        self.ws = connect(url, open_timeout=open_timeout, legacy=True)
+        self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.recv_type("welcome")
+        return self.recv_type("state")
+
+    def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                self.ws.close()
+            self.ws = None
 
 
 class ThreadServer:

@@ -14,6 +14,7 @@ import random
 import signal
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,69 +186,74 @@ def test_a_worker_process_decides_as_the_server_would() -> None:
     asyncio.run(main())
 
 
+def with_ready_pool(body: Callable[[AIPool], Awaitable[None]], **kwargs: Any) -> None:
+    """Run ``body`` with a ready pool of one worker process (``kwargs``: the pool's
+    options), closed at the end."""
+
+    async def main() -> None:
+        pool = await _ready_pool(**kwargs)
+        try:
+            await body(pool)
+        finally:
+            await pool.close()
+
+    asyncio.run(main())
+
+
+async def kill_while_deciding(pool: AIPool, d: Decision) -> tuple[int, asyncio.Task[int]]:
+    """Ask the pool's one worker for ``d`` and kill it while it decides: its pid and the
+    decision's task."""
+    (pid,) = pool.pids
+    task = asyncio.create_task(pool.decide("g", d))
+    while not pool.stats()["ai_workers_busy"]:
+        await asyncio.sleep(0.005)
+    os.kill(pid, signal.SIGKILL)
+    return pid, task
+
+
 def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
     d = decision()
     expected = choose({}, d)
 
-    async def main() -> None:
-        pool = await _ready_pool()
-        try:
-            (pid,) = pool.pids
-            task = asyncio.create_task(pool.decide("g", d))
-            while not pool.stats()["ai_workers_busy"]:
-                await asyncio.sleep(0.005)
-            os.kill(pid, signal.SIGKILL)
-            assert await asyncio.wait_for(task, 120) == expected  # same seed, same move
-            assert pool.counts["restarts"] == 1 and pool.counts["retries"] == 1
-            (new,) = pool.pids
-            assert new != pid and gone(pid)
-        finally:
-            await pool.close()
+    async def body(pool: AIPool) -> None:
+        pid, task = await kill_while_deciding(pool, d)
+        assert await asyncio.wait_for(task, 120) == expected  # same seed, same move
+        assert pool.counts["restarts"] == 1 and pool.counts["retries"] == 1
+        (new,) = pool.pids
+        assert new != pid and gone(pid)
 
-    asyncio.run(main())
+    with_ready_pool(body)
 
 
 def test_a_decision_that_dies_twice_fails_clearly() -> None:
-    async def main() -> None:
-        pool = await _ready_pool(retries=0)
-        try:
-            (pid,) = pool.pids
-            task = asyncio.create_task(pool.decide("g", decision()))
-            while not pool.stats()["ai_workers_busy"]:
-                await asyncio.sleep(0.005)
-            os.kill(pid, signal.SIGKILL)
-            with pytest.raises(AIUnavailable, match="the AI worker stopped"):
-                await asyncio.wait_for(task, 60)
-            await pool.wait_ready(120)  # replaced all the same
-            assert await pool.decide("g", decision()) in decision().view.legal_ids
-        finally:
-            await pool.close()
+    async def body(pool: AIPool) -> None:
+        _, task = await kill_while_deciding(pool, decision())
+        with pytest.raises(AIUnavailable, match="the AI worker stopped"):
+            await asyncio.wait_for(task, 60)
+        await pool.wait_ready(120)  # replaced all the same
+        assert await pool.decide("g", decision()) in decision().view.legal_ids
 
-    asyncio.run(main())
+    with_ready_pool(body, retries=0)
 
 
 def test_a_decision_over_the_timeout_fails_and_its_worker_is_replaced() -> None:
-    async def main() -> None:
-        pool = await _ready_pool(timeout=0.5)
-        try:
-            (pid,) = pool.pids
-            started = time.monotonic()
-            with pytest.raises(AIUnavailable, match=r"longer than 0\.5 s"):
-                await pool.decide("g", decision(LONG))
-            assert time.monotonic() - started < 4  # not the search's 5 seconds
-            assert pool.counts["timeouts"] == 1
-            await pool.wait_ready(120)
-            (new,) = pool.pids
-            assert new != pid
-            for _ in range(100):
-                if gone(pid):
-                    break
-                await asyncio.sleep(0.05)
-            assert gone(pid)
-        finally:
-            await pool.close()
+    async def body(pool: AIPool) -> None:
+        (pid,) = pool.pids
+        started = time.monotonic()
+        with pytest.raises(AIUnavailable, match=r"longer than 0\.5 s"):
+            await pool.decide("g", decision(LONG))
+        assert time.monotonic() - started < 4  # not the search's 5 seconds
+        assert pool.counts["timeouts"] == 1
+        await pool.wait_ready(120)
+        (new,) = pool.pids
+        assert new != pid
+        for _ in range(100):
+            if gone(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert gone(pid)
 
-    asyncio.run(main())
+    with_ready_pool(body, timeout=0.5)
 
 
 def test_workers_that_cannot_start_make_every_decision_fail_clearly() -> None:

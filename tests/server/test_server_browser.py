@@ -9,161 +9,34 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from server_helpers import FAST, ROOT, ThreadServer
-
-from koikoi.actions import (
-    DISCARD_BASE,
-    KOIKOI_ID,
-    PLAY_TARGET_BASE,
-    STOP_ID,
-    TAKE_BASE,
-    describe_action_id,
-    interchangeable,
+from browser_helpers import (
+    AI_LEVEL,
+    ONE_ROUND,
+    Page,
+    capture_options,
+    card_of,
+    dismiss_round_dialog,
+    do_action,
+    game_id,
+    hub_room,
+    human_choice,
+    legal_before,
+    play_plain_move,
+    simulate,
+    start_ai_game,
+    wait_seq,
 )
+from server_helpers import ThreadServer
+
+from koikoi.actions import KOIKOI_ID, STOP_ID, describe_action_id, interchangeable
 from koikoi.agents import make_agent
 from koikoi.cards import CODES
 from koikoi.engine import Match, Phase
-from koikoi.rules import get_rules
-from koikoi.server.app import create_app
 from koikoi.server.rooms import ai_rng
 from koikoi.views import view_of
-
-CHROMIUM = Path("/usr/bin/chromium")
-AI_LEVEL = "level:2"
-"""The AI of these tests: plays like greedy, deterministic given its generator."""
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-ARTIFACTS = ROOT / "test-artifacts" / "web"
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-# ------------------------------------------------------------------ fixtures
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
-    db = tmp_path_factory.mktemp("web") / "browser.db"
-    app = create_app(f"sqlite:///{db}", config=FAST)
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-class Page:
-    """A page with its console errors collected (CSP violations show up there)."""
-
-    def __init__(self, browser: Any, *, allow: str | None = None, **options: Any) -> None:
-        self.allow = allow
-        self.context = browser.new_context(**options)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(15_000)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        self.page.on(
-            "console",
-            lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None,
-        )
-
-    def shot(self, name: str) -> None:
-        self.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-    def close(self) -> None:
-        errors = [e for e in self.errors if not (self.allow and self.allow in e)]
-        assert not errors, errors
-        self.context.close()
-
-
-def hub_room(server: ThreadServer, game: str) -> Any:
-    return server.app.state.hub.rooms[game].room
-
-
-def game_id(page: Any) -> str:
-    match = re.search(r"game=([A-Za-z0-9_-]+)", page.url)
-    assert match, page.url
-    return match.group(1)
-
-
-# --------------------------------------------------------- the scripted human
-
-
-def _card_of(action_id: int) -> int:
-    if action_id < PLAY_TARGET_BASE:
-        return action_id
-    if action_id < DISCARD_BASE:
-        return (action_id - PLAY_TARGET_BASE) // 48
-    return action_id - DISCARD_BASE
-
-
-def human_choice(match: Match, called: bool) -> int:
-    """The test's human: the lowest playable card, its lowest target; koi-koi once, then stop."""
-    legal = match.legal_ids()
-    if match.phase is Phase.DECIDE:
-        return KOIKOI_ID if not called else STOP_ID
-    if match.phase is Phase.TAKE:
-        return min(legal)
-    card = min(_card_of(i) for i in legal)
-    return min(i for i in legal if _card_of(i) == card and i < DISCARD_BASE)
-
-
-def capture_options(legal: list[int], action: int) -> list[int]:
-    """The captures the page could offer for ``action``: every take of a drawn card, or
-    the targets of the played card (empty for a plain play)."""
-    if action >= TAKE_BASE:
-        return [a for a in legal if a >= TAKE_BASE]
-    if PLAY_TARGET_BASE <= action < DISCARD_BASE:
-        card = _card_of(action)
-        return [a for a in legal if PLAY_TARGET_BASE <= a < DISCARD_BASE and _card_of(a) == card]
-    return []
-
-
-def legal_before(
-    rules_rounds: int, seed: int, actions: list[tuple[int, int]], index: int
-) -> list[int]:
-    """The legal actions before ``actions[index]`` of the match ``simulate`` plays."""
-    match = Match(get_rules("nintendo").replace(game__rounds=rules_rounds), seed=seed)
-    for _, a in actions[:index]:
-        match.apply(a)
-    return match.legal_ids()
-
-
-def simulate(seed: int, rounds: int) -> tuple[Match, list[tuple[int, int]]]:
-    """The whole match as the server will play it: human seat 0, the AI of level 2 (it
-    plays like greedy, on the server's event loop) seat 1."""
-    match = Match(get_rules("nintendo").replace(game__rounds=rounds), seed=seed)
-    agent = make_agent(AI_LEVEL)
-    out: list[tuple[int, int]] = []
-    called = False
-    while not match.is_over:
-        p = match.current
-        if p == 0:
-            a = human_choice(match, called)
-            called = called or a == KOIKOI_ID
-        else:
-            a = agent.act(view_of(match, p), ai_rng(seed, len(match.actions)))
-        out.append((p, a))
-        match.apply(a)
-    return match, out
 
 
 def find_seed(rounds: int) -> tuple[int, list[tuple[int, int]], Match]:
@@ -185,82 +58,6 @@ def find_seed(rounds: int) -> tuple[int, list[tuple[int, int]], Match]:
         if two_match and any(t.startswith("take") for t in asked):
             return seed, actions, match
     raise AssertionError("no seed with a two-match choice and a koi-koi decision")
-
-
-def dismiss_round_dialog(p: Page, shots: dict[str, bool]) -> bool:
-    page = p.page
-    if page.locator("#round-dialog[open]").count():
-        if not shots.get("round"):
-            p.shot("04-round-result")
-            shots["round"] = True
-        body = page.locator("#round-body").inner_text()
-        assert "Why:" in body
-        page.click("#round-continue")
-        return True
-    return False
-
-
-def wait_seq(p: Page, seq: int, shots: dict[str, bool], deadline: float) -> None:
-    """Wait until the page has drawn state ``seq`` (closing round results on the way)."""
-    while not p.page.evaluate("n => !!window.KOIKOI.state && window.KOIKOI.state.seq >= n", seq):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the page never reached seq {seq}")
-        if not dismiss_round_dialog(p, shots):
-            p.page.wait_for_timeout(40)
-
-
-def do_action(
-    p: Page, text: str, shots: dict[str, bool], deadline: float, options: list[int] | None = None
-) -> None:
-    """Perform one action through the page, as a person would. ``options``: the captures
-    the action chose from (:func:`capture_options`); between Plains of one month the
-    page asks nothing: it takes one of them by itself, or when the card is played."""
-    page = p.page
-    verb, *args = text.split()
-    if options and interchangeable(options):
-        if verb == "take":
-            return  # the page captures without asking; the caller waits for the state
-        args = args[:1]  # a click on the hand card plays it
-    if verb in ("koikoi", "stop"):
-        selector = "#koikoi-dialog[open]"
-    elif verb == "take":
-        selector = f'#field button.card.target[data-code="{args[0]}"]'
-    else:
-        selector = f'#bottom-hand button.card.playable[data-code="{args[0]}"]'
-    while page.locator(selector).count() == 0:
-        if time.monotonic() > deadline:
-            p.shot("timeout")
-            raise TimeoutError(f"page never offered {text!r}")
-        if not dismiss_round_dialog(p, shots):
-            page.wait_for_timeout(40)
-    if verb in ("koikoi", "stop"):
-        dialog = page.locator("#koikoi-dialog")
-        assert "Stopping now scores" in dialog.inner_text()
-        assert dialog.locator(".yaku-row").count() >= 1
-        if not shots.get("koikoi"):
-            p.shot("03-koikoi-dialog")
-            shots["koikoi"] = True
-        page.keyboard.press("k" if verb == "koikoi" else "s")
-    elif verb == "take":
-        bar = page.locator("#choice-bar").inner_text()
-        assert "choose" in bar.lower()
-        if not shots.get("take"):
-            p.shot("02b-drawn-card-choice")
-            shots["take"] = True
-        page.click(selector)
-    elif len(args) == 2:
-        page.click(selector)
-        target = f'#field button.card.target[data-code="{args[1]}"]'
-        page.wait_for_selector(target)
-        assert page.locator("#field button.card.target").count() == 2  # the two matches
-        if not shots.get("choice"):
-            p.shot("02-two-match-choice")
-            shots["choice"] = True
-        page.click(target)
-    else:
-        # Keyboard play: focus the card and press Enter.
-        page.focus(selector)
-        page.keyboard.press("Enter")
 
 
 def dom_codes(page: Any, deal: int) -> set[str]:
@@ -459,18 +256,7 @@ def test_friends_play_by_invite_link_and_a_spectator_sees_no_hidden_card(
         if checks == 3:
             spec.shot("09-spectator")
             b.shot("10-phone-board")
-        if room.match.phase is Phase.DECIDE:
-            page.wait_for_selector("#koikoi-dialog[open]")
-            page.click("#stop-btn")
-        elif room.match.phase is Phase.TAKE:
-            page.locator("#field button.card.target").first.click()
-        else:
-            page.locator("#bottom-hand button.card.playable").first.click()
-            if page.locator("#field button.card.target").count():
-                page.locator("#field button.card.target").first.click()
-        while room.seq == seq:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        play_plain_move(page, room, seq, deadline)
     for p in (a, b, spec):
         while not p.page.locator("#over-dialog[open]").count():
             assert time.monotonic() < deadline
@@ -520,18 +306,6 @@ def test_cards_have_english_and_japanese_labels(server: ThreadServer, browser: A
 # ------------------------------------------------- issue #13: what players saw
 
 
-ONE_ROUND = get_rules("nintendo").replace(game__rounds=1)
-
-
-def _start_ai_game(p: Page, server: ThreadServer, seed: int, rounds: int = 1) -> None:
-    page = p.page
-    page.goto(f"{server.base}/#seed={seed}")
-    page.wait_for_selector("#agent option", state="attached")
-    page.select_option("#agent", AI_LEVEL)
-    page.fill("#rounds", str(rounds))
-    page.click("#start")
-
-
 def _two_match_seed() -> int:
     """A one-round match whose first move is the human's, with a card matching two."""
     for seed in range(5000):
@@ -561,13 +335,13 @@ def test_the_field_is_bright_hand_cards_show_their_matches_and_the_hand_stays_in
     match = Match(ONE_ROUND, seed=seed)
     legal = match.legal_ids()
     two = next(
-        _card_of(a)
+        card_of(a)
         for a in legal
         if len(options := capture_options(legal, a)) >= 2 and not interchangeable(options)
     )
     p = Page(browser, viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
     page = p.page
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#bottom-hand button.card.playable")
     # The field is at full brightness while nothing is to be chosen.
     assert set(_opacities(page, "#field .card")) == {1.0}
@@ -664,7 +438,7 @@ def test_on_a_phone_koikoi_says_what_it_can_gain_and_the_match_over_table_fits(
         reduced_motion="reduce",
     )
     page = p.page
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#bottom-hand .card")
     shots: dict[str, bool] = {"round": True, "koikoi": True}
     deadline = time.monotonic() + 120
@@ -739,7 +513,7 @@ def test_the_replay_of_an_instant_hand_names_its_round(server: ThreadServer, bro
     assert Match(ONE_ROUND, seed=seed).is_over
     p = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
     page = p.page
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#over-dialog[open]")
     game = game_id(page)
     page.goto(f"{server.base}/replay#game={game}")

@@ -11,40 +11,31 @@ import time
 from typing import Any
 
 import pytest
-from test_server_browser import (  # the module's fixtures and helpers
+from browser_helpers import (
     AI_LEVEL,
     ONE_ROUND,
     Page,
-    ThreadServer,
-    browser,
     capture_options,
     dismiss_round_dialog,
     do_action,
     game_id,
     hub_room,
     legal_before,
-    server,
     simulate,
+    start_ai_game,
     wait_seq,
 )
+from server_helpers import ThreadServer
 
 from koikoi.actions import TAKE_BASE, describe_action_id, interchangeable
 from koikoi.engine import Match
 from koikoi.rules import get_rules
 from koikoi.rules_help import yaku_rows
 
-__all__ = ["browser", "server"]  # fixtures, imported for pytest
-
 
 def _start(p: Page, server: ThreadServer, seed: int, *, preset: str = "nintendo") -> None:
-    page = p.page
-    page.goto(f"{server.base}/#seed={seed}")
-    page.wait_for_selector("#agent option", state="attached")
-    page.select_option("#agent", AI_LEVEL)
-    page.select_option("#rules", preset)
-    page.fill("#rounds", "1")
-    page.click("#start")
-    page.wait_for_selector("#bottom-hand .card")
+    start_ai_game(p, server, seed, preset=preset)
+    p.page.wait_for_selector("#bottom-hand .card")
 
 
 def _yaku_rows_shown(page: Any) -> list[list[str]]:

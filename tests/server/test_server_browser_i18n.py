@@ -9,18 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_server_browser import (  # the module's fixtures and helpers
-    AI_LEVEL,
-    Page,
-    ThreadServer,
-    browser,
-    server,
-)
+from browser_helpers import AI_LEVEL, Page
+from server_helpers import ThreadServer
 
 from koikoi import i18n
 from koikoi.rules import get_rules
-
-__all__ = ["browser", "server"]  # fixtures, imported for pytest
 
 
 def _ja(message: str, **params: object) -> str:

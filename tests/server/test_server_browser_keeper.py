@@ -8,48 +8,16 @@ are part of it. Screenshots go to test-artifacts/screenshots/ (gitignored).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-from server_helpers import FAST, ROOT, ThreadServer
+from browser_helpers import SHOTS
+from server_helpers import ThreadServer
 
 from koikoi.cards import parse_cards
 from koikoi.keeper import RoundEntry, ScoreSheet
 from koikoi.rules import get_rules
-from koikoi.server.app import create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
-    db = tmp_path_factory.mktemp("keeper") / "keeper.db"
-    with ThreadServer(create_app(f"sqlite:///{db}", config=FAST)) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def _text(page: Any, selector: str) -> str:

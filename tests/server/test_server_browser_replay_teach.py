@@ -9,52 +9,22 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import FAST, ROOT, ThreadServer
+from browser_helpers import SHOTS
+from server_helpers import ThreadServer
 
 from koikoi.actions import describe_action_id, parse_action
 from koikoi.engine import Match
 from koikoi.narrate import Narrator, settled_in
 from koikoi.record import GameRecord, ReplayStep, iter_steps
 from koikoi.rules import get_rules
-from koikoi.server.app import create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 NAMES = ("Aiko", "Ben")
 MISTAKE_AT = 3
 """The action number the test's analysis marks as a mistake."""
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
-    db = tmp_path_factory.mktemp("replay") / "replay.db"
-    with ThreadServer(create_app(f"sqlite:///{db}", config=FAST)) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

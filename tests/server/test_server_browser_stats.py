@@ -9,20 +9,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from test_server_browser import (  # the module's fixtures and helpers
-    AI_LEVEL,
+from browser_helpers import (
     Page,
-    ThreadServer,
-    browser,
     dismiss_round_dialog,
     game_id,
     hub_room,
-    server,
+    play_plain_move,
+    start_ai_game,
 )
-
-from koikoi.engine import Phase
-
-__all__ = ["browser", "server"]  # fixtures, imported for pytest
+from server_helpers import ThreadServer
 
 
 def play_one_round(p: Page, server: ThreadServer, game: str) -> None:
@@ -41,29 +36,13 @@ def play_one_round(p: Page, server: ThreadServer, game: str) -> None:
             arg=seq,
         )
         dismiss_round_dialog(p, {"round": True})
-        if room.match.phase is Phase.DECIDE:
-            page.wait_for_selector("#koikoi-dialog[open]")
-            page.click("#stop-btn")
-        elif room.match.phase is Phase.TAKE:
-            page.locator("#field button.card.target").first.click()
-        else:
-            page.locator("#bottom-hand button.card.playable").first.click()
-            if page.locator("#field button.card.target").count():
-                page.locator("#field button.card.target").first.click()
-        while room.seq == seq:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        play_plain_move(page, room, seq, deadline)
 
 
 def test_statistics_after_a_game(server: ThreadServer, browser: Any) -> None:
     p = Page(browser, viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
     page = p.page
-    page.goto(f"{server.base}/#seed=11")
-    page.wait_for_selector("#agent option", state="attached")
-    page.select_option("#agent", AI_LEVEL)
-    page.fill("#rounds", "1")
-    page.fill("#player-name", "Hana")
-    page.click("#start")
+    start_ai_game(p, server, 11, name="Hana")
     page.wait_for_selector("#bottom-hand .card")
     game = game_id(page)
     play_one_round(p, server, game)
@@ -151,18 +130,7 @@ def test_quick_match_then_both_ratings_on_the_leaderboard(
             arg=seq,
         )
         dismiss_round_dialog(pages[seat], {"round": True})
-        if room.match.phase is Phase.DECIDE:
-            page.wait_for_selector("#koikoi-dialog[open]")
-            page.click("#stop-btn")
-        elif room.match.phase is Phase.TAKE:
-            page.locator("#field button.card.target").first.click()
-        else:
-            page.locator("#bottom-hand button.card.playable").first.click()
-            if page.locator("#field button.card.target").count():
-                page.locator("#field button.card.target").first.click()
-        while room.seq == seq:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        play_plain_move(page, room, seq, deadline)
     live = server.app.state.hub.rooms[game]
     while not live.finished_stored:
         assert time.monotonic() < deadline

@@ -8,17 +8,13 @@ is ever downloaded. Screenshots go to test-artifacts/screenshots/ (gitignored).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from server_helpers import FAST, ROOT, ThreadServer
-from test_server_browser import (
-    ARGS,
-    CHROMIUM,
+from browser_helpers import (
     ONE_ROUND,
+    SHOTS,
     Page,
-    _start_ai_game,
     capture_options,
     dismiss_round_dialog,
     do_action,
@@ -26,45 +22,26 @@ from test_server_browser import (
     hub_room,
     legal_before,
     simulate,
+    start_ai_game,
     wait_seq,
 )
+from server_helpers import ThreadServer
 
 from koikoi.actions import describe_action_id
 from koikoi.cards import CODES, KIND_MASKS, KINDS, Kind
 from koikoi.engine import Match, Phase
-from koikoi.server.app import create_app
 from koikoi.server.rooms import progress_of
 from koikoi.views import view_of
 
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 PHONE_OPTIONS: dict[str, Any] = {"viewport": PHONE, "is_mobile": True, "has_touch": True}
 KIND_LETTERS = {"L": Kind.BRIGHT, "A": Kind.ANIMAL, "R": Kind.RIBBON, "P": Kind.PLAIN}
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
-sync_api = pytest.importorskip("playwright.sync_api")
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
-    db = tmp_path_factory.mktemp("web") / "table.db"
-    app = create_app(f"sqlite:///{db}", config=FAST)
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-def shot(p: Page, name: str, *, full: bool = False) -> None:
-    p.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+def table_page(browser: Any, **options: Any) -> Page:
+    """A page whose screenshots go to test-artifacts/screenshots/, the window only."""
+    return Page(browser, folder=SHOTS, full_page=False, **options)
 
 
 def play_to(p: Page, seed: int, actions: list[tuple[int, int]], stop: int) -> None:
@@ -77,6 +54,25 @@ def play_to(p: Page, seed: int, actions: list[tuple[int, int]], stop: int) -> No
             options = capture_options(legal_before(1, seed, actions, index), action)
             do_action(p, describe_action_id(action), shots, deadline, options)
         wait_seq(p, index + 1, shots, deadline)
+
+
+def desktop_page_at(
+    browser: Any,
+    server: ThreadServer,
+    seed: int,
+    actions: list[tuple[int, int]],
+    stop: int,
+    *,
+    shown: str,
+) -> Page:
+    """A desktop page of a game against the AI with ``seed``, once it shows ``shown``,
+    played to ``stop`` actions (:func:`play_to`) with the human to play."""
+    p = table_page(browser, viewport=DESKTOP, reduced_motion="reduce")
+    start_ai_game(p, server, seed)
+    p.page.wait_for_selector(shown)
+    play_to(p, seed, actions, stop)
+    p.page.wait_for_selector("#bottom-hand button.card.playable")
+    return p
 
 
 def overflow(page: Any) -> int:
@@ -129,10 +125,10 @@ def test_both_capture_piles_show_the_four_kinds_with_counts_in_view(
     server: ThreadServer, browser: Any, size: str
 ) -> None:
     options: dict[str, Any] = {"viewport": DESKTOP} if size == "desktop" else dict(PHONE_OPTIONS)
-    p = Page(browser, reduced_motion="reduce", **options)
+    p = table_page(browser, reduced_motion="reduce", **options)
     page = p.page
     seed, actions, stop = _seed_with_early_captures()
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#bottom-hand .card")
     # At the deal: every kind is there with 0, for both players.
     for slot in ("top", "bottom"):
@@ -160,8 +156,8 @@ def test_both_capture_piles_show_the_four_kinds_with_counts_in_view(
         assert g["top"] >= 0 and g["bottom"] <= options["viewport"]["height"], g
         assert g["left"] >= 0 and g["right"] <= options["viewport"]["width"], g
     assert "Brights" in groups[0]["label"] and "Plains" in groups[3]["label"]
-    shot(p, f"game-{size}")
-    shot(p, f"game-{size}-full", full=True)
+    p.shot(f"game-{size}")
+    p.shot(f"game-{size}-full", full_page=True)
     p.close()
 
 
@@ -188,12 +184,8 @@ def test_the_progress_panel_shows_both_players_and_strikes_an_impossible_yaku(
     server: ThreadServer, browser: Any
 ) -> None:
     seed, actions, stop, gone = _seed_with_an_impossible_yaku()
-    p = Page(browser, viewport=DESKTOP, reduced_motion="reduce")
+    p = desktop_page_at(browser, server, seed, actions, stop, shown="#progress .progress-row")
     page = p.page
-    _start_ai_game(p, server, seed)
-    page.wait_for_selector("#progress .progress-row")
-    play_to(p, seed, actions, stop)
-    page.wait_for_selector("#bottom-hand button.card.playable")
     match = hub_room(server, game_id(page)).match
     expected = progress_of(view_of(match, 0))
     for slot, seat in (("bottom", 0), ("top", 1)):
@@ -231,7 +223,7 @@ def test_the_progress_panel_shows_both_players_and_strikes_an_impossible_yaku(
     # The one-line summary beside each pile names the leading yaku under way.
     line = page.locator("#top-progress").inner_text()
     assert line and "/" in line
-    shot(p, "progress-panel-desktop")
+    p.shot("progress-panel-desktop")
     p.close()
 
 
@@ -254,9 +246,9 @@ def test_moves_animate_unless_reduced_motion_is_asked_for(
     server: ThreadServer, browser: Any, motion: str
 ) -> None:
     seed, actions, stop = _seed_with_early_captures()
-    p = Page(browser, viewport=DESKTOP, reduced_motion=motion)
+    p = table_page(browser, viewport=DESKTOP, reduced_motion=motion)
     page = p.page
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#bottom-hand button.card.playable")
     page.evaluate(_SAMPLER)
     play_to(p, seed, actions, stop)
@@ -309,7 +301,7 @@ def test_sound_effects_follow_the_toggle_which_is_remembered(
     server: ThreadServer, browser: Any
 ) -> None:
     seed, actions, stop = _seed_with_early_captures()
-    p = Page(browser, viewport=DESKTOP, reduced_motion="reduce")
+    p = table_page(browser, viewport=DESKTOP, reduced_motion="reduce")
     page = p.page
     page.add_init_script(_AUDIO_STUB)
     page.goto(f"{server.base}/")
@@ -322,7 +314,7 @@ def test_sound_effects_follow_the_toggle_which_is_remembered(
     assert page.evaluate("() => window.__audio.contexts") == 0
 
     # A game: clicking Start is the gesture; each move sounds.
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#bottom-hand button.card.playable")
     play_to(p, seed, actions, stop)
     page.wait_for_selector("#bottom-hand button.card.playable")
@@ -357,7 +349,7 @@ def test_sound_effects_follow_the_toggle_which_is_remembered(
 
 
 def test_no_page_is_wider_than_a_phone(server: ThreadServer, browser: Any) -> None:
-    p = Page(browser, reduced_motion="reduce", **PHONE_OPTIONS)
+    p = table_page(browser, reduced_motion="reduce", **PHONE_OPTIONS)
     page = p.page
     for path, ready in (("/", "#agent option"), ("/replay", "#pick"), ("/keeper", "main")):
         page.goto(f"{server.base}{path}")
@@ -366,43 +358,39 @@ def test_no_page_is_wider_than_a_phone(server: ThreadServer, browser: Any) -> No
         assert overflow(page) <= 0, path
     # In a game, after some moves, with the progress panel filled in.
     seed, actions, stop = _seed_with_early_captures()
-    _start_ai_game(p, server, seed)
+    start_ai_game(p, server, seed)
     page.wait_for_selector("#bottom-hand .card")
     assert overflow(page) <= 0
     play_to(p, seed, actions, stop)
     page.wait_for_selector("#progress .progress-row")
     assert overflow(page) <= 0
-    shot(p, "phone-in-game")
+    p.shot("phone-in-game")
     # The match-over view: a one-round match that ends at the deal (an instant hand).
     instant = 246
     assert Match(ONE_ROUND, seed=instant).is_over
-    _start_ai_game(p, server, instant)
+    start_ai_game(p, server, instant)
     deadline = time.monotonic() + 30
     while not page.locator("#over-dialog[open]").count():
         assert time.monotonic() < deadline
         if not dismiss_round_dialog(p, {"round": True}):
             page.wait_for_timeout(50)
     assert overflow(page) <= 0
-    shot(p, "phone-match-over")
+    p.shot("phone-match-over")
     page.locator("#over-close").click()
     assert overflow(page) <= 0
     # Its replay.
     page.goto(f"{server.base}/replay#game={game_id(page)}")
     page.wait_for_load_state("networkidle")
     assert overflow(page) <= 0
-    shot(p, "phone-replay")
+    p.shot("phone-replay")
     p.close()
 
 
 def test_cards_in_the_piles_are_named(server: ThreadServer, browser: Any) -> None:
     """Every card in a capture pile is an image labelled with its name."""
     seed, actions, stop = _seed_with_early_captures()
-    p = Page(browser, viewport=DESKTOP, reduced_motion="reduce")
+    p = desktop_page_at(browser, server, seed, actions, stop, shown="#bottom-hand .card")
     page = p.page
-    _start_ai_game(p, server, seed)
-    page.wait_for_selector("#bottom-hand .card")
-    play_to(p, seed, actions, stop)
-    page.wait_for_selector("#bottom-hand button.card.playable")
     cards = page.eval_on_selector_all(
         ".pile .card",
         "ns => ns.map((n) => [n.dataset.code, n.getAttribute('role'), n.ariaLabel])",

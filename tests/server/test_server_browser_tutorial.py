@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-from server_helpers import FAST, ROOT, ThreadServer
+from browser_helpers import SHOTS, Page, game_id
+from server_helpers import ThreadServer
 
 from koikoi.actions import PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
 from koikoi.agents import make_agent
 from koikoi.cards import CODES
 from koikoi.engine import Match
-from koikoi.server.app import create_app
 from koikoi.server.rooms import ai_rng
 from koikoi.tutorial import (
     TUTORIAL_OPPONENT,
@@ -38,16 +35,6 @@ from koikoi.tutorial import (
 )
 from koikoi.views import view_of
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {
     "viewport": {"width": 390, "height": 844},
@@ -56,48 +43,18 @@ PHONE = {
     "device_scale_factor": 2,
 }
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
-sync_api = pytest.importorskip("playwright.sync_api")
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
-    db = tmp_path_factory.mktemp("tutorial") / "browser.db"
-    app = create_app(f"sqlite:///{db}", config=FAST)
-    with ThreadServer(app) as srv:
-        yield srv
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
-
-
-class Page:
-    """A page with its console errors collected."""
-
-    def __init__(self, browser: Any, name: str, **options: Any) -> None:
-        self.name = name
-        self.context = browser.new_context(reduced_motion="reduce", **options)
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(15_000)
-        self.errors: list[str] = []
-        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-        self.page.on(
-            "console",
-            lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None,
-        )
-
-    def shot(self, name: str) -> None:
-        self.page.screenshot(path=str(SHOTS / f"tutorial-{self.name}-{name}.png"))
-
-    def close(self) -> None:
-        assert not self.errors, self.errors
-        self.context.close()
+def tutorial_page(browser: Any, name: str, **options: Any) -> Page:
+    """A page with reduced motion; its screenshots are test-artifacts/screenshots/
+    tutorial-<name>-*.png, the window only."""
+    return Page(
+        browser,
+        folder=SHOTS,
+        prefix=f"tutorial-{name}-",
+        full_page=False,
+        reduced_motion="reduce",
+        **options,
+    )
 
 
 # ------------------------------------------------------------ the expected round
@@ -133,12 +90,6 @@ def expected_round() -> tuple[list[tuple[str, Tip | None, int | None]], Match]:
 
 
 # ---------------------------------------------------------------- page helpers
-
-
-def game_id(page: Any) -> str:
-    found = re.search(r"game=([A-Za-z0-9_-]+)", page.url)
-    assert found, page.url
-    return found.group(1)
 
 
 def hidden_now(server: ThreadServer, game: str) -> set[str]:
@@ -283,25 +234,46 @@ def play_through(p: Page, server: ThreadServer, *, touch: bool, shots: set[str])
     return final
 
 
-# ------------------------------------------------------------------------ tests
-
-
-def test_the_guided_round_on_a_desktop_by_keyboard(server: ThreadServer, browser: Any) -> None:
-    p = Page(browser, "desktop", **DESKTOP)
+def start_tutorial(p: Page, server: ThreadServer, *, touch: bool) -> None:
+    """From the home screen (its screenshot: 00-home), click or tap "Learn to play" until
+    the coach shows."""
     page = p.page
     page.goto(server.base + "/")
     page.wait_for_selector("#learn-btn")
     p.shot("00-home")
-    page.click("#learn-btn")
+    (page.tap if touch else page.click)("#learn-btn")
     page.wait_for_selector("#coach")
+
+
+def learn_to_the_second_lesson(page: Any) -> None:
+    """Open the tutorial from the home screen and go past the welcome to the months."""
+    page.click("#learn-btn")
+    page.wait_for_selector('#coach-text[data-key="welcome"]')
+    page.keyboard.press("Enter")
+    page.wait_for_selector('#coach-text[data-key="months"]')
+
+
+def start_over(page: Any, button: str) -> str:
+    """Click ``button`` of a tutorial; a new game with the welcome must follow: its id."""
+    before = game_id(page)
+    page.click(button)
+    page.wait_for_function("(g) => !location.hash.includes(g)", arg=before)
+    page.wait_for_selector('#coach-text[data-key="welcome"]')
+    return game_id(page)
+
+
+# ------------------------------------------------------------------------ tests
+
+
+def test_the_guided_round_on_a_desktop_by_keyboard(server: ThreadServer, browser: Any) -> None:
+    p = tutorial_page(browser, "desktop", **DESKTOP)
+    page = p.page
+    start_tutorial(p, server, touch=False)
     first = game_id(page)
     final = play_through(p, server, touch=False, shots=set())
     assert final.scores[TUTORIAL_SEAT] > 0
     # Play it again from the end: a new game, the welcome again.
-    page.click("#over-dialog .coach-again")
-    page.wait_for_function("(g) => !location.hash.includes(g)", arg=first)
-    page.wait_for_selector('#coach-text[data-key="welcome"]')
-    second = game_id(page)
+    second = start_over(page, "#over-dialog .coach-again")
     assert second != first
     assert list(page.evaluate("() => Object.keys(JSON.parse(localStorage['koikoi.games']))")) == [
         second
@@ -310,40 +282,28 @@ def test_the_guided_round_on_a_desktop_by_keyboard(server: ThreadServer, browser
 
 
 def test_the_guided_round_on_a_phone_by_touch(server: ThreadServer, browser: Any) -> None:
-    p = Page(browser, "phone", **PHONE)
-    page = p.page
-    page.goto(server.base + "/")
-    page.tap("#learn-btn")
-    page.wait_for_selector("#coach")
+    p = tutorial_page(browser, "phone", **PHONE)
+    start_tutorial(p, server, touch=True)
     play_through(p, server, touch=True, shots=set())
     p.close()
 
 
 def test_leave_the_tutorial_and_start_it_again(server: ThreadServer, browser: Any) -> None:
-    p = Page(browser, "leave", **DESKTOP)
+    p = tutorial_page(browser, "leave", **DESKTOP)
     page = p.page
     page.goto(server.base + "/")
-    page.click("#learn-btn")
-    page.wait_for_selector('#coach-text[data-key="welcome"]')
-    page.keyboard.press("Enter")
-    page.wait_for_selector('#coach-text[data-key="months"]')
+    learn_to_the_second_lesson(page)
     page.click("#coach .coach-leave")
     page.wait_for_selector("#home:not([hidden])")
     assert page.locator("#coach").count() == 0
     # The unfinished tutorial is not offered as a game to resume.
     assert "No games yet." in page.locator("#games-list").inner_text()
-    page.click("#learn-btn")
-    page.wait_for_selector('#coach-text[data-key="welcome"]')
-    page.keyboard.press("Enter")
-    page.wait_for_selector('#coach-text[data-key="months"]')
+    learn_to_the_second_lesson(page)
     # A reload does not repeat what was explained.
     page.reload()
     page.wait_for_selector('#coach-text[data-key="months"]')
     # Start over from the panel.
-    before = game_id(page)
-    page.click("#coach .coach-restart")
-    page.wait_for_function("(g) => !location.hash.includes(g)", arg=before)
-    page.wait_for_selector('#coach-text[data-key="welcome"]')
+    start_over(page, "#coach .coach-restart")
     # A game that is not a tutorial has no coach.
     page.goto(server.base + "/#")
     page.wait_for_selector("#home:not([hidden])")
@@ -355,7 +315,7 @@ def test_leave_the_tutorial_and_start_it_again(server: ThreadServer, browser: An
 
 
 def test_the_coach_speaks_japanese(server: ThreadServer, browser: Any) -> None:
-    p = Page(browser, "japanese", **PHONE)
+    p = tutorial_page(browser, "japanese", **PHONE)
     page = p.page
     page.add_init_script("localStorage.setItem('koikoi.lang', 'ja')")
     page.goto(server.base + "/")

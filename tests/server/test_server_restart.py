@@ -6,7 +6,6 @@ is set) PostgreSQL.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
 import time
@@ -15,14 +14,14 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import SubprocessServer
+from server_helpers import SeatSocket, SubprocessServer
 
 from koikoi.record import load_record, replay
 
-websockets_sync = pytest.importorskip("websockets.sync.client")
+pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 
 
-class Client:
+class Client(SeatSocket):
     """One seat over a real WebSocket."""
 
     def __init__(self, url: str, token: str) -> None:
@@ -33,10 +32,7 @@ class Client:
         self.log: list[dict[str, Any]] = []
 
     def connect(self) -> dict[str, Any]:
-        self.ws = websockets_sync.connect(self.url, open_timeout=5, legacy=True)
-        self.ws.send(json.dumps({"type": "hello", "token": self.token}))
-        self.recv_type("welcome")
-        return self.recv_type("state")
+        return self.hello(self.url, self.token, open_timeout=5)
 
     def recv_type(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -49,12 +45,6 @@ class Client:
                 self.state = msg
             if msg["type"] == kind:
                 return msg
-
-    def close(self) -> None:
-        if self.ws is not None:
-            with contextlib.suppress(Exception):
-                self.ws.close()
-            self.ws = None
 
 
 def play(

@@ -26,11 +26,11 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import ROOT, WS, SubprocessServer, free_port
+from server_helpers import ROOT, WS, SeatSocket, SubprocessServer, free_port
 
 from koikoi.record import load_record, replay
 
-websockets_sync = pytest.importorskip("websockets.sync.client")
+pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
 needs_pg = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
@@ -42,7 +42,7 @@ WAIT_S = 30.0
 """Longest wait for one message: a lease's expiry and the takeover fit well within it."""
 
 
-class Client:
+class Client(SeatSocket):
     """One seat (or a spectator) over a real WebSocket to one server process."""
 
     def __init__(self, token: str, server: SubprocessServer, name: str) -> None:
@@ -56,10 +56,7 @@ class Client:
 
     def connect(self, server: SubprocessServer | None = None) -> dict[str, Any]:
         self.server = server or self.server
-        self.ws = websockets_sync.connect(self.server.ws_url, open_timeout=10, legacy=True)
-        self.ws.send(json.dumps({"type": "hello", "token": self.token}))
-        self.recv_type("welcome")
-        return self.recv_type("state")
+        return self.hello(self.server.ws_url, self.token, open_timeout=10)
 
     def recv_type(self, kind: str, timeout: float = WAIT_S) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -90,12 +87,6 @@ class Client:
             if msg.get("ack") is not None:
                 assert msg["ack"] == seq
                 return msg
-
-    def close(self) -> None:
-        if self.ws is not None:
-            with contextlib.suppress(Exception):
-                self.ws.close()
-            self.ws = None
 
 
 class FriendGame:

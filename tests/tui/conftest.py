@@ -7,10 +7,14 @@ with the project's dev dependencies), marked ``pytest.mark.anyio``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 pytest.importorskip("textual")
+
+if TYPE_CHECKING:
+    from koikoi.tui.app import KoiKoiApp
 
 
 @pytest.fixture
@@ -32,3 +36,17 @@ def _test_advisor(monkeypatch: pytest.MonkeyPatch) -> None:
 def _koikoi_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test writes into the real ~/.local/share/koikoi."""
     monkeypatch.setenv("KOIKOI_HOME", str(tmp_path / "koikoi-home"))
+
+
+@pytest.fixture
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[KoiKoiApp]:
+    """The apps ``koikoi play`` would run (not run: no terminal in tests)."""
+    from koikoi.tui.app import KoiKoiApp
+
+    apps: list[KoiKoiApp] = []
+
+    def fake_run(self: KoiKoiApp, *args: Any, **kwargs: Any) -> None:
+        apps.append(self)
+
+    monkeypatch.setattr(KoiKoiApp, "run", fake_run)
+    return apps

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,18 +15,6 @@ from koikoi.cli import main
 from koikoi.rules import get_rules
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.controller import GameController
-
-
-@pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[KoiKoiApp]:
-    """The apps ``koikoi play`` would run (not run: no terminal in tests)."""
-    apps: list[KoiKoiApp] = []
-
-    def fake_run(self: KoiKoiApp, *args: Any, **kwargs: Any) -> None:
-        apps.append(self)
-
-    monkeypatch.setattr(KoiKoiApp, "run", fake_run)
-    return apps
 
 
 def test_no_option_opens_the_new_game_screen(launched: list[KoiKoiApp], tmp_path: Path) -> None:

@@ -25,18 +25,6 @@ def _english_afterwards() -> Iterator[None]:
     i18n.set_language("en")
 
 
-@pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[KoiKoiApp]:
-    """The apps ``koikoi play`` would run (not run: no terminal in tests)."""
-    apps: list[KoiKoiApp] = []
-
-    def fake_run(self: KoiKoiApp, *args: Any, **kwargs: Any) -> None:
-        apps.append(self)
-
-    monkeypatch.setattr(KoiKoiApp, "run", fake_run)
-    return apps
-
-
 def _text(widget: Any) -> str:
     return str(widget.render())
 

@@ -66,6 +66,19 @@ def to_prompt(app: KoiKoiApp, *, stop: Callable[[str], bool], human_actions: int
     return run_before
 
 
+def mid_round(view: Any) -> bool:
+    """Past the eighth move, both players with captures."""
+    return len(view.history) > 8 and bool(view.piles[0] and view.piles[1])
+
+
+def app_at(tmp_path: Path, want: Callable[[Any], Any], prompt: str) -> tuple[KoiKoiApp, RunBefore]:
+    """A one-round game from the first seed whose play reaches a position where ``want``
+    holds, and a ``run_before`` that plays the human's moves up to it, then to ``prompt``."""
+    seed, n = find_seed(ONE_ROUND, want)
+    app = game_app(seed, tmp_path)
+    return app, to_prompt(app, stop=lambda p: p == prompt, human_actions=n)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_new_game_screen(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
     app = KoiKoiApp(
@@ -85,9 +98,7 @@ def test_new_game_screen(snap_compare: Compare, tmp_path: Path, size: tuple[int,
 
 @pytest.mark.parametrize("size", SIZES)
 def test_table(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 8 and v.piles[0] and v.piles[1])
-    app = game_app(seed, tmp_path)
-    run_before = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    app, run_before = app_at(tmp_path, mid_round, "play")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
@@ -106,9 +117,7 @@ def test_two_match_choice(snap_compare: Compare, tmp_path: Path, size: tuple[int
     def choice(ids: list[int]) -> bool:  # two captures that differ (not two Plains)
         return len(ids) > 1 and not interchangeable(ids)
 
-    seed, n = find_seed(ONE_ROUND, lambda v: any(map(choice, plays_by_card(v).values())))
-    app = game_app(seed, tmp_path)
-    reach = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    app, reach = app_at(tmp_path, lambda v: any(map(choice, plays_by_card(v).values())), "play")
 
     async def run_before(pilot: Any) -> None:
         await reach(pilot)
@@ -126,9 +135,7 @@ def test_two_match_choice(snap_compare: Compare, tmp_path: Path, size: tuple[int
 
 @pytest.mark.parametrize("size", SIZES)
 def test_koikoi_decision(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
-    app = game_app(seed, tmp_path)
-    reach = to_prompt(app, stop=lambda p: p == "decide", human_actions=n)
+    app, reach = app_at(tmp_path, lambda v: v.phase is Phase.DECIDE, "decide")
 
     async def run_before(pilot: Any) -> None:
         await reach(pilot)
@@ -156,9 +163,7 @@ def test_match_end(snap_compare: Compare, tmp_path: Path, size: tuple[int, int])
 
 @pytest.mark.parametrize("size", SIZES)
 def test_hint(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 8 and v.piles[0] and v.piles[1])
-    app = game_app(seed, tmp_path)
-    reach = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    app, reach = app_at(tmp_path, mid_round, "play")
 
     async def run_before(pilot: Any) -> None:
         await reach(pilot)
@@ -221,9 +226,7 @@ def test_help(snap_compare: Compare, tmp_path: Path, size: tuple[int, int]) -> N
 
 
 def test_captures(snap_compare: Compare, tmp_path: Path) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: v.piles[0].bit_count() >= 6)
-    app = game_app(seed, tmp_path)
-    reach = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    app, reach = app_at(tmp_path, lambda v: v.piles[0].bit_count() >= 6, "play")
 
     async def run_before(pilot: Any) -> None:
         await reach(pilot)
@@ -270,16 +273,12 @@ def japanese() -> Iterator[None]:
 def test_table_japanese(
     snap_compare: Compare, tmp_path: Path, size: tuple[int, int], japanese: None
 ) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: len(v.history) > 8 and v.piles[0] and v.piles[1])
-    app = game_app(seed, tmp_path)
-    run_before = to_prompt(app, stop=lambda p: p == "play", human_actions=n)
+    app, run_before = app_at(tmp_path, mid_round, "play")
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_koikoi_decision_japanese(snap_compare: Compare, tmp_path: Path, japanese: None) -> None:
-    seed, n = find_seed(ONE_ROUND, lambda v: v.phase is Phase.DECIDE)
-    app = game_app(seed, tmp_path)
-    run_before = to_prompt(app, stop=lambda p: p == "decide", human_actions=n)
+    app, run_before = app_at(tmp_path, lambda v: v.phase is Phase.DECIDE, "decide")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
