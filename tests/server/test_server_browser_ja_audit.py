@@ -17,22 +17,12 @@ import re
 import time
 from typing import Any
 
-from test_server_browser import (  # the module's fixtures and helpers
-    AI_LEVEL,
-    Page,
-    ThreadServer,
-    browser,
-    game_id,
-    hub_room,
-    server,
-    simulate,
-)
+from browser_helpers import AI_LEVEL, Page, game_id, hub_room, simulate
+from server_helpers import ThreadServer
 
 from koikoi.actions import KOIKOI_ID
 from koikoi.engine import Phase
 from koikoi.rules import PRESET_NAMES
-
-__all__ = ["browser", "server"]  # fixtures, imported for pytest
 
 PLAYER = "Hana"
 """The name the test types for its player: a name stays as typed."""
