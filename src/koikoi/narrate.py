@@ -38,6 +38,7 @@ from koikoi.scoring import MULTIPLIER_NAMES, YAKU_NAMES, Multiplier, Settlement,
 
 __all__ = [
     "MISTAKE_THRESHOLD",
+    "SETTLED_REASONS",
     "Mistake",
     "Narrator",
     "mistakes_from_analysis",
@@ -51,7 +52,7 @@ is marked as a mistake (the default of ``koikoi analyze --mistake``)."""
 
 _MAX_DECISIONS: Final = 20_000
 
-_SETTLED: Final[dict[str, str]] = {
+SETTLED_REASONS: Final[dict[str, str]] = {
     "stop": N_("stop"),
     "exhausted": N_("no cards left"),
     "exhausted_highest": N_("higher yaku"),
@@ -425,7 +426,7 @@ class Narrator:
         'You score 6 points.'
         """
         s = settlement
-        reason = self.t(_SETTLED[s.reason]) if s.reason in _SETTLED else s.reason
+        reason = self.t(SETTLED_REASONS[s.reason]) if s.reason in SETTLED_REASONS else s.reason
         lines = [self.t("Round settled ({reason}).", reason=reason)]
         if s.winner is None:
             lines.append(self.t("Nobody scores."))

@@ -23,6 +23,7 @@ from koikoi.agents import make_agent
 from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
 from koikoi.errors import KoiKoiError
 from koikoi.i18n import N_, language, t, td, tn
+from koikoi.narrate import SETTLED_REASONS
 from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
 from koikoi.progress import YakuProgress, yaku_label, yaku_progress
 from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
@@ -68,17 +69,6 @@ PACE_CHOICES: Final[tuple[tuple[float, str], ...]] = (
     (1.5, N_("Slow")),
 )
 DEFAULT_PACE: Final = 0.8
-
-REASONS: Final[dict[str, str]] = {
-    "stop": N_("stop"),
-    "exhausted": N_("no cards left"),
-    "exhausted_highest": N_("higher yaku"),
-    "exhausted_last_yaku": N_("last yaku"),
-    "dealer_point": N_("dealer's point"),
-    "oya_ken": N_("dealer's point"),
-    "instant": N_("instant hand"),
-}
-"""Settlement reasons in words."""
 
 
 def piles_table(piles: tuple[int, int], names: tuple[str, str]) -> RichTable:
@@ -293,7 +283,9 @@ def round_table(results: list[RoundResult], names: tuple[str, str]) -> RichTable
     for r in results:
         s = r.settlement
         winner = "—" if s.winner is None else names[s.winner]
-        how = ", ".join(yaku_label(y.name) for y in s.yaku) or td(REASONS.get(s.reason, s.reason))
+        how = ", ".join(yaku_label(y.name) for y in s.yaku) or td(
+            SETTLED_REASONS.get(s.reason, s.reason)
+        )
         table.add_row(
             str(r.round_number),
             td(MONTH_NAMES[r.month - 1]),
