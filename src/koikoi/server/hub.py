@@ -739,16 +739,21 @@ class Hub:
                 "invite_used", "this invite link was already used: both seats are taken"
             )
         game_id, seat = claimed
+        await self.seat_claimed(game_id, seat, token, req.name)
+        return {"game": game_id, "seat": seat, "token": token}
+
+    async def seat_claimed(self, game_id: str, seat: int, token: str, name: str) -> None:
+        """An invite's seat was claimed in storage (by :meth:`join`, or by the lobby's
+        queue): the room, if it is in memory here, learns the seat's token and name."""
         live = self.rooms.get(game_id)
         if live is not None:
             info = live.room.seats[seat]
             info.token_hash = token_hash(token)
             info.invite_used = True
-            info.name = req.name
+            info.name = name
             self._tokens[info.token_hash] = (game_id, seat)
             self._broadcast_players(live)
         log_event(log, "invite claimed", game=game_id, seat=seat)
-        return {"game": game_id, "seat": seat, "token": token}
 
     async def live_room(self, game_id: str) -> LiveRoom | None:
         """The room in memory, loading (replaying) it from storage if needed."""
