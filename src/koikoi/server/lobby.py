@@ -139,17 +139,16 @@ class LobbyQueue:
         hash is stored). Returns :class:`Claimed` (the match is theirs now),
         :class:`Pair` (they claimed a partner) or :class:`Waiting`.
         """
-        for attempt in range(2):
-            try:
-                return self._write(
-                    lambda conn: self._ask(conn, player_id, name, rules, rounds, token)
-                )
-            except IntegrityError:
-                # The same player's question inserted their row in another process at
-                # the same moment: ask again, the row is there now.
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        def run(conn: Connection) -> Waiting | Pair | Claimed:
+            return self._ask(conn, player_id, name, rules, rounds, token)
+
+        try:
+            return self._write(run)
+        except IntegrityError:
+            # The same player's question inserted their row in another process at the
+            # same moment: ask again, the row is there now.
+            return self._write(run)
 
     def _ask(
         self,
