@@ -664,6 +664,10 @@ class Hub:
             live.owner = client
             self._ai_games.setdefault(client, set()).add(game_id)
         self._register(live)
+        if room.is_over:  # the deal itself ended the match (a hand shown in one round)
+            self._release_ai_slot(live)
+            async with live.lock:
+                await self._store_finished(live)
         self.metrics.count("games_created")
         log_event(
             log,
