@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test test-slow lint bench loadtest clean
+.PHONY: play serve test test-slow lint bench loadtest soak clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -38,6 +38,9 @@ bench: $(STAMP)
 # throw-away cluster (scripts/pg-test-cluster.sh; needs the PostgreSQL server).
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py --games 100,200,300 --processes 1,2 --rounds 2
+
+soak: $(STAMP)
+	$(BIN)/python scripts/soak.py --games 10000 --every 500
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

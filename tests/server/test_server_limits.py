@@ -603,6 +603,36 @@ def test_finished_games_leave_memory(make_client: Any) -> None:
     assert not hub.rooms
 
 
+def test_a_match_the_deal_ends_is_stored_and_leaves_memory(make_client: Any) -> None:
+    """A one-round match can end at the deal (a hand shown there scores the round): no
+    action is ever played, yet the game is finished in storage and leaves memory after
+    the grace (the soak test found such games kept in memory, their records missing)."""
+    from sqlalchemy import select
+
+    from koikoi.rules import get_rules
+    from koikoi.server.rooms import Room, SeatInfo
+    from koikoi.server.storage import GameRow
+
+    rules = get_rules("nintendo").replace(game__rounds=1)
+    seats = [SeatInfo(kind="human"), SeatInfo(kind="human")]
+    seed = next(
+        s
+        for s in range(5000)
+        if Room("g", mode="friend", rules=rules, seed=s, seats=seats, watch_hash="w").is_over
+    )
+    client = make_client(replace(FAST, finished_grace=0.05))
+    hub = client.app.state.hub
+    g = new_game(client, rules="nintendo", rounds=1, seed=seed)
+    assert hub.storage.get_record(g["game"]) is not None
+    with hub.storage.engine.connect() as conn:
+        status = conn.execute(select(GameRow.status).where(GameRow.id == g["game"])).scalar_one()
+    assert status == "finished"
+    deadline = time.monotonic() + 5
+    while hub.rooms and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not hub.rooms
+
+
 # ------------------------------------------------------ a real server (uvicorn)
 
 

@@ -685,6 +685,10 @@ class Hub:
             live.owner = client
             self._ai_games.setdefault(client, set()).add(game_id)
         self._register(live)
+        if room.is_over:  # the deal itself ended the match (a hand shown in one round)
+            self._release_ai_slot(live)
+            async with live.lock:
+                await self._store_finished(live)
         self.metrics.count("games_created")
         log_event(
             log,
@@ -768,13 +772,19 @@ class Hub:
                 "invite_used", "this invite link was already used: both seats are taken"
             )
         game_id, seat = claimed
+        await self.invite_claimed(game_id, seat, token, req.name)
+        return {"game": game_id, "seat": seat, "token": token}
+
+    async def invite_claimed(self, game_id: str, seat: int, token: str, name: str) -> None:
+        """An invite's seat was claimed in storage (by :meth:`join`, or by the lobby's
+        queue): the room, if it is in memory here, learns the seat's token and name, and
+        so do the other processes of a cluster."""
         live = self.rooms.get(game_id)
         if live is not None:
-            self.seat_claimed(live, seat, req.name, token_hash(token))
+            self.seat_claimed(live, seat, name, token_hash(token))
         if self.cluster is not None:
-            self.cluster.seat_claimed(game_id, seat, req.name, token_hash(token))
+            self.cluster.seat_claimed(game_id, seat, name, token_hash(token))
         log_event(log, "invite claimed", game=game_id, seat=seat)
-        return {"game": game_id, "seat": seat, "token": token}
 
     def seat_claimed(self, live: LiveRoom, seat: int, name: str, digest: str) -> None:
         """A seat's invite was claimed (here or on another process): update the room."""

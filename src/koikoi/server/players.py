@@ -24,7 +24,6 @@ True
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -48,16 +47,16 @@ from koikoi.ratings import Rating
 from koikoi.ratings import update as rating_update
 from koikoi.record import record_from_dict
 from koikoi.rules import PRESET_NAMES
+from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
     MAX_NAME_CHARS,
-    JoinRequest,
     NewGameRequest,
     ProtocolError,
     valid_token,
 )
 from koikoi.server.records import replay_frames
-from koikoi.server.rooms import agent_name, token_hash
+from koikoi.server.rooms import agent_name, new_token, token_hash
 from koikoi.server.storage import Base, GameRow, SeatRow, Storage
 from koikoi.stats import GameLine, game_line, summarize_lines
 
@@ -261,21 +260,6 @@ def parse_quick_request(body: object) -> QuickRequest:
     ):
         raise ProtocolError("bad_field", "rounds must be an integer from 1 to 12")
     return QuickRequest(str(data["key"]), str(rules), rounds, _name(data))
-
-
-@dataclass(slots=True)
-class Waiting:
-    """A player waiting for a quick match: what they want, when they last asked."""
-
-    player: PlayerData
-    want: tuple[str, int | None]
-    seen: float
-
-
-WAIT_SECONDS: Final = 20.0
-"""A waiting player who has not asked again for this long leaves the queue."""
-MATCHED_SECONDS: Final = 120.0
-"""How long a match waits for its first player to collect it."""
 
 
 # ------------------------------------------------------------------- storage
@@ -566,10 +550,8 @@ class PlayerService:
 
     def __init__(self, storage: Storage, hub: Hub | None = None) -> None:
         self.hub = hub
-        self._waiting: dict[str, Waiting] = {}
-        self._matched: dict[str, tuple[float, dict[str, Any]]] = {}
-        self._lobby_lock = asyncio.Lock()
         self.store = PlayerStore(storage)
+        self.lobby = LobbyQueue(storage)
         self._limiter = anyio.CapacityLimiter(4)
         if self.store.rate_game not in storage.finish_hooks:
             storage.finish_hooks.append(self.store.rate_game)
@@ -659,83 +641,76 @@ class PlayerService:
 
     # -------------------------------------------------------------- lobby
 
-    def _expire(self, now: float) -> None:
-        for pid in [p for p, w in self._waiting.items() if now - w.seen > WAIT_SECONDS]:
-            del self._waiting[pid]
-        for pid in [p for p, (at, _) in self._matched.items() if now - at > MATCHED_SECONDS]:
-            del self._matched[pid]
-
     async def quick(self, req: QuickRequest) -> dict[str, Any]:
         """Quick match: pair the key's player with another waiting for the same rule set
         (preset and rounds), or wait. Ask again (about every second) while waiting: the
         answer is ``waiting`` until a partner comes, then ``matched`` with the game, the
-        seat and its token (once)."""
+        seat and its token (once). The queue is in the database (:mod:`.lobby`), so the
+        questions may land on any server process."""
         if self.hub is None:  # pragma: no cover - the app always passes its hub
             raise ProtocolError("server_error", "the lobby is not running")
         player: PlayerData = await self._db(self.store.ensure_player, key_hash(req.key), req.name)
-        now = time.monotonic()
-        async with self._lobby_lock:
-            self._expire(now)
-            done = self._matched.pop(player.id, None)
-            if done is not None:
-                return done[1]
-            want = (req.rules, req.rounds)
-            partner = next(
-                (w for w in self._waiting.values() if w.want == want and w.player.id != player.id),
-                None,
+        token = new_token()
+        asked = await self._db(self.lobby.ask, player.id, player.name, req.rules, req.rounds, token)
+        if isinstance(asked, Waiting):
+            return {
+                "type": "waiting",
+                "rules": req.rules,
+                "rounds": req.rounds,
+                "waiting": asked.position,
+            }
+        if isinstance(asked, Claimed):
+            await self.hub.invite_claimed(asked.game_id, asked.seat, token, player.name)
+            return {
+                "type": "matched",
+                "game": asked.game_id,
+                "rules": asked.rules_name,
+                "mode": "friend",
+                "seat": asked.seat,
+                "token": token,
+                "opponent": asked.opponent,
+            }
+        # A partner is ours: the first to wait takes seat 0 (its invite is collected by
+        # the partner's next question), the asker seat 1.
+        try:
+            created = await self.hub.create_game(
+                NewGameRequest(
+                    mode="friend",
+                    agent=None,
+                    rules=req.rules,
+                    house_rules=None,
+                    rounds=req.rounds,
+                    seat=1,
+                    name=player.name,
+                    seed=None,
+                ),
+                "lobby",
             )
-            if partner is None:
-                self._waiting[player.id] = Waiting(player, want, now)
-                position = list(self._waiting).index(player.id) + 1
-                return {
-                    "type": "waiting",
-                    "rules": req.rules,
-                    "rounds": req.rounds,
-                    "waiting": position,
-                }
-            del self._waiting[partner.player.id]
-            self._waiting.pop(player.id, None)
-        created = await self.hub.create_game(
-            NewGameRequest(
-                mode="friend",
-                agent=None,
-                rules=req.rules,
-                house_rules=None,
-                rounds=req.rounds,
-                seat=0,
-                name=partner.player.name,
-                seed=None,
-            ),
-            "lobby",
-        )
-        joined = await self.hub.join(JoinRequest(created["invite"], player.name))
-        game = str(created["game"])
-        await self._db(self.store.link, partner.player.id, game, int(created["seat"]))
-        await self._db(self.store.link, player.id, game, int(joined["seat"]))
+            game = str(created["game"])
+            await self._db(self.store.link, asked.partner_id, game, 0)
+            await self._db(self.store.link, player.id, game, 1)
+            await self._db(
+                self.lobby.matched, asked.partner_id, game, 0, player.name, str(created["rules"])
+            )
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(self.lobby.release, asked.partner_id)
+            raise
         log_event(log, "quick match", game=game, rules=req.rules, rounds=req.rounds)
-        common = {"type": "matched", "game": game, "rules": created["rules"], "mode": "friend"}
-        async with self._lobby_lock:
-            self._matched[partner.player.id] = (
-                time.monotonic(),
-                {
-                    **common,
-                    "seat": created["seat"],
-                    "token": created["token"],
-                    "opponent": player.name,
-                },
-            )
         return {
-            **common,
-            "seat": joined["seat"],
-            "token": joined["token"],
-            "opponent": partner.player.name,
+            "type": "matched",
+            "game": game,
+            "rules": created["rules"],
+            "mode": "friend",
+            "seat": int(created["seat"]),
+            "token": created["token"],
+            "opponent": asked.partner_name,
         }
 
     async def leave(self, req: KeyRequest) -> dict[str, Any]:
         """Stop waiting for a quick match."""
         player = await self._player(req.key)
-        async with self._lobby_lock:
-            was = self._waiting.pop(player.id, None) is not None
+        was: bool = await self._db(self.lobby.leave, player.id)
         return {"type": "left", "was_waiting": was}
 
     async def leaderboard(self, rules: str) -> dict[str, Any]:
