@@ -538,7 +538,7 @@ async def test_a_round_won_by_an_instant_hand_is_explained(tmp_path: Path) -> No
         assert instant
         result, text, piles = instant[0]
         assert result.view is None and not piles
-        assert result.settlement.yaku[0].describe() in text and "(instant)" in text
+        assert result.settlement.yaku[0].describe() in text and "(instant hand)" in text
 
 
 async def test_resuming_in_a_later_round_does_not_show_old_rounds_again(tmp_path: Path) -> None:
