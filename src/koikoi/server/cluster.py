@@ -274,6 +274,18 @@ class Cluster:
                 return str(rows[0][0])
         raise ProtocolError("server_error", "the game's lease could not be taken; try again")
 
+    async def _acquire_for_request(self, game_id: str) -> str:
+        """:meth:`_acquire` on a client's request: a database fault answers
+        ``server_error`` (the background loops let it reach their own handler)."""
+        try:
+            return await self._acquire(game_id)
+        except ProtocolError:
+            raise
+        except Exception as exc:
+            raise ProtocolError(
+                "server_error", "the database is not answering; try again in a moment"
+            ) from exc
+
     def may_write(self, game_id: str) -> bool:
         """Whether this node surely still holds the lease of ``game_id`` (it owns it and
         the last renewal is recent enough)."""
@@ -289,14 +301,7 @@ class Cluster:
                 clients reconnect) or the database does not answer.
         """
         game_id = live.room.id
-        try:
-            owner = await self._acquire(game_id)
-        except ProtocolError:
-            raise
-        except Exception as exc:
-            raise ProtocolError(
-                "server_error", "the database is not answering; try again in a moment"
-            ) from exc
+        owner = await self._acquire_for_request(game_id)
         if owner != self.node:
             self.owned.pop(game_id, None)
             self.hub.metrics.count("leases_lost")
@@ -309,28 +314,14 @@ class Cluster:
 
     async def claim_new(self, game_id: str) -> None:
         """Own a game just created here."""
-        try:
-            owner = await self._acquire(game_id)
-        except ProtocolError:
-            raise
-        except Exception as exc:
-            raise ProtocolError(
-                "server_error", "the database is not answering; try again in a moment"
-            ) from exc
+        owner = await self._acquire_for_request(game_id)
         if owner != self.node:  # pragma: no cover - a new id has no lease
             raise ProtocolError("server_error", "the new game is owned elsewhere; try again")
 
     async def adopt(self, live: LiveRoom) -> None:
         """Own a room just loaded from storage, or follow its owner."""
         game_id = live.room.id
-        try:
-            owner = await self._acquire(game_id)
-        except ProtocolError:
-            raise
-        except Exception as exc:
-            raise ProtocolError(
-                "server_error", "the database is not answering; try again in a moment"
-            ) from exc
+        owner = await self._acquire_for_request(game_id)
         if owner == self.node:
             # The room was replayed after the lease was taken? Not necessarily:
             # catch up with anything stored meanwhile by the previous owner.
