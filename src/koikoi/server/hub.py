@@ -435,6 +435,24 @@ class ActionWriter:
         self._task = None
 
 
+async def run_storage(fn: Callable[..., T], *args: Any, limiter: anyio.CapacityLimiter) -> T:
+    """Call storage in a worker thread; a failure is logged (one line, the error's type
+    only: SQL errors quote parameters) and answers ``server_error``."""
+    try:
+        return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+    except Exception as exc:
+        log_event(
+            log,
+            "database error",
+            logging.ERROR,
+            op=getattr(fn, "__name__", "?"),
+            error=type(exc).__name__,
+        )
+        raise ProtocolError(
+            "server_error", "the database is not answering; try again in a moment"
+        ) from None
+
+
 class Hub:
     """Rooms, connections and storage of one server process."""
 
@@ -549,22 +567,12 @@ class Hub:
         log_event(log, "server stopped", **self.metrics.snapshot()["counters"])
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
-        """Call storage in a worker thread; a failure is logged (one line, the error's
-        type only: SQL errors quote parameters) and answers ``server_error``."""
+        """:func:`run_storage` with the hub's limiter; failures are counted."""
         try:
-            return await anyio.to_thread.run_sync(fn, *args, limiter=self._db_limiter)
-        except Exception as exc:
+            return await run_storage(fn, *args, limiter=self._db_limiter)
+        except ProtocolError:
             self.metrics.count("database_errors")
-            log_event(
-                log,
-                "database error",
-                logging.ERROR,
-                op=getattr(fn, "__name__", "?"),
-                error=type(exc).__name__,
-            )
-            raise ProtocolError(
-                "server_error", "the database is not answering; try again in a moment"
-            ) from None
+            raise
 
     async def _guarded(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` to completion even if the caller is cancelled (writes finish).

@@ -47,6 +47,7 @@ from koikoi.ratings import Rating
 from koikoi.ratings import update as rating_update
 from koikoi.record import record_from_dict
 from koikoi.rules import PRESET_NAMES
+from koikoi.server.hub import run_storage
 from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
@@ -557,19 +558,7 @@ class PlayerService:
             storage.finish_hooks.append(self.store.rate_game)
 
     async def _db(self, fn: Any, *args: Any) -> Any:
-        try:
-            return await anyio.to_thread.run_sync(fn, *args, limiter=self._limiter)
-        except Exception as exc:
-            log_event(
-                log,
-                "database error",
-                logging.ERROR,
-                op=getattr(fn, "__name__", "?"),
-                error=type(exc).__name__,
-            )
-            raise ProtocolError(
-                "server_error", "the database is not answering; try again in a moment"
-            ) from None
+        return await run_storage(fn, *args, limiter=self._limiter)
 
     async def _player(self, key: str) -> PlayerData:
         player: PlayerData | None = await self._db(self.store.find_player, key_hash(key))
