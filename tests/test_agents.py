@@ -163,6 +163,8 @@ def _redealt(rnd: Round, player: int, seed: int) -> Round:
         "mcts:iterations=4,rollouts=2",
         "mcts:iterations=4,infer=0",
         "expert:iterations=4",
+        "expert:iterations=4,lookahead=2,samples=2",
+        "mcts:iterations=4,rollouts=1,lookahead=1,samples=3",
         "level:1",
         "level:3",
     ],

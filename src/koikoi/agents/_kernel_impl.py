@@ -1116,6 +1116,152 @@ def yaku_totals(
         out[i] = yaku_total(piles[i], month, called, rules, buf)
 
 
+# ----------------------------------------------------------------- lookahead
+
+LOOK_MAX_ACTIONS: Final = 128
+"""Room for the legal actions of one lookahead decision (far more than any position has)."""
+
+
+@_jit(
+    "int64(int64[::1], int8[::1], int64[::1], int64[::1], uint64[::1], int64, int64,"
+    " int64[::1], float64[::1], int8[::1], int64[::1], int8[::1], int64[::1], int8[::1],"
+    " uint64[::1], int64[::1])"
+)
+def lookahead_choice(
+    state: Int64Array,
+    stock: Int8Array,
+    rules: Int64Array,
+    buf: Int64Array,
+    rng: UInt64Array,
+    samples: int,
+    policy: int,
+    acts: Int64Array,
+    sums: npt.NDArray[np.float64],
+    pool: Int8Array,
+    base: Int64Array,
+    bstock: Int8Array,
+    st: Int64Array,
+    sk: Int8Array,
+    roll: UInt64Array,
+    record: Int64Array,
+) -> int:
+    """The choice of the player to act in ``state`` by a small determinized search of
+    their own (the ``lookahead`` of :func:`play_out_lookahead`).
+
+    The player sees only what they would see: the opponent's hand and the stock
+    of ``state`` are pooled and re-dealt ``samples`` times; on each re-deal every
+    legal action is applied to a copy and played out once with ``policy`` (all
+    actions with the same rollout numbers); the action with the best mean net
+    round result for the player is chosen (ties at random). A stop is valued
+    exactly. The arrays after ``policy`` are scratch space; ``acts`` and ``sums``
+    need :data:`LOOK_MAX_ACTIONS` entries.
+    """
+    n = legal_actions(state, rules, buf)
+    if n <= 1:
+        return int(buf[0])
+    for j in range(n):
+        acts[j] = buf[j]
+        sums[j] = 0.0
+    p = state[S_CURRENT]
+    q = 1 - p
+    sign = 1 if p == 0 else -1
+    nq = popcount(state[S_HAND0 + q])
+    nstock = state[S_NSTOCK]
+    h = state[S_HAND0 + q]
+    for i in range(nstock):
+        h |= 1 << int(stock[i])
+    k = 0  # the unseen cards as a set, in card order: the choice cannot depend on their deal
+    while h != 0:
+        pool[k] = ctz(h)
+        k += 1
+        h &= h - 1
+    for _ in range(samples):
+        shuffle(pool[:k], rng)
+        hand = 0
+        for i in range(nq):
+            hand |= 1 << int(pool[i])
+        base[:] = state
+        base[S_HAND0 + q] = hand
+        for i in range(nstock):
+            bstock[i] = pool[nq + i]
+        seed = rng_next(rng) | np.uint64(1)
+        for j in range(n):
+            st[:] = base
+            sk[:] = bstock
+            apply_action(st, sk, rules, buf, acts[j])
+            if st[S_PHASE] != PHASE_OVER:
+                roll[0] = seed
+                play_out(st, sk, rules, buf, roll, policy, record)
+            sums[j] += sign * signed_value(st)
+    best = -1e300
+    ties = 0
+    for j in range(n):
+        v = sums[j]
+        if v > best + 1e-9:
+            best = v
+            ties = 0
+        if v >= best - 1e-9:
+            buf[BUF_TIES + ties] = acts[j]
+            ties += 1
+    return int(buf[BUF_TIES + rand_below(rng, ties)])
+
+
+@_jit(
+    "int64(int64[::1], int8[::1], int64[::1], int64[::1], uint64[::1], int64, int64, int64,"
+    " int64[::1], float64[::1], int8[::1], int64[::1], int8[::1], int64[::1], int8[::1],"
+    " uint64[::1], int64[::1], int64[::1])"
+)
+def play_out_lookahead(
+    state: Int64Array,
+    stock: Int8Array,
+    rules: Int64Array,
+    buf: Int64Array,
+    rng: UInt64Array,
+    policy: int,
+    depth: int,
+    samples: int,
+    acts: Int64Array,
+    sums: npt.NDArray[np.float64],
+    pool: Int8Array,
+    base: Int64Array,
+    bstock: Int8Array,
+    st: Int64Array,
+    sk: Int8Array,
+    roll: UInt64Array,
+    inner: Int64Array,
+    record: Int64Array,
+) -> int:
+    """Play to the settlement like :func:`play_out`, but the first ``depth`` real choices
+    (positions with more than one legal action, koi-koi decisions included) are
+    made by :func:`lookahead_choice` with ``samples`` re-deals, each player from
+    what they can see; the rest by ``policy``. The arrays from ``acts`` to
+    ``inner`` are scratch space (``inner``: an empty record for the inner
+    playouts); the actions go to ``record`` while it has room. Returns the number
+    of actions played.
+    """
+    count = 0
+    looked = 0
+    room = record.shape[0]
+    while state[S_PHASE] != PHASE_OVER:
+        n = legal_actions(state, rules, buf)
+        if n == 0:
+            state[S_ERROR] = 1
+            break
+        if n > 1 and looked < depth:
+            a = lookahead_choice(
+                state, stock, rules, buf, rng, samples, policy,
+                acts, sums, pool, base, bstock, st, sk, roll, inner,
+            )  # fmt: skip
+            looked += 1
+        else:
+            a = choose_action(state, rules, buf, n, rng, policy)
+        if count < room:
+            record[count] = a
+        count += 1
+        apply_action(state, stock, rules, buf, a)
+    return count
+
+
 # -------------------------------------------------------------------- search
 
 U_ENABLED: Final = 0
@@ -1141,7 +1287,7 @@ def utility(v: float, util: npt.NDArray[np.float64]) -> float:
 
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64[::1], int64, int64, uint64[::1], int64,"
-    " float64[::1], int64, float64, float64[:, ::1])"
+    " float64[::1], int64, float64, int64, int64, float64[:, ::1])"
 )
 def search_batch(
     state0: Int64Array,
@@ -1155,6 +1301,8 @@ def search_batch(
     util: npt.NDArray[np.float64],
     avoid: int,
     slack: float,
+    depth: int,
+    samples: int,
     out: npt.NDArray[np.float64],
 ) -> int:
     """Determinized evaluation of ``actions`` for ``player``, ``out.shape[0]`` iterations.
@@ -1169,7 +1317,10 @@ def search_batch(
     rollout random numbers; ``out[i, j]`` is the mean of :func:`utility` of the
     net result for ``player``. When ``out`` has twice as many columns as there
     are actions, ``out[i, n + j]`` is the mean net result itself (round points
-    beside the utility). Returns the number of playouts that hit an error.
+    beside the utility). With ``depth`` > 0 the playouts look ahead
+    (:func:`play_out_lookahead`: the first ``depth`` choices after the action by a
+    search of ``samples`` re-deals from the chooser's side). Returns the number of
+    playouts that hit an error.
     """
     nact = actions.shape[0]
     both = out.shape[1] == 2 * nact
@@ -1196,6 +1347,14 @@ def search_batch(
     buf = np.zeros(BUF_SIZE, dtype=np.int64)
     record = np.empty(0, dtype=np.int64)
     roll = np.zeros(1, dtype=np.uint64)
+    acts = np.zeros(LOOK_MAX_ACTIONS, dtype=np.int64)
+    sums = np.zeros(LOOK_MAX_ACTIONS, dtype=np.float64)
+    lpool = np.zeros(STOCK_SIZE, dtype=np.int8)
+    lbase = np.empty_like(state0)
+    lstock = np.zeros_like(stock0)
+    lst = np.empty_like(state0)
+    lsk = np.zeros_like(stock0)
+    lroll = np.zeros(1, dtype=np.uint64)
     errors = 0
     avoid &= hidden
     threshold = int(slack * (1 << 30))
@@ -1242,7 +1401,13 @@ def search_batch(
             for _ in range(rollouts):
                 st2[:] = st
                 sk2[:] = sk
-                play_out(st2, sk2, rules, buf, roll, policy, record)
+                if depth > 0:
+                    play_out_lookahead(
+                        st2, sk2, rules, buf, roll, policy, depth, samples,
+                        acts, sums, lpool, lbase, lstock, lst, lsk, lroll, record, record,
+                    )  # fmt: skip
+                else:
+                    play_out(st2, sk2, rules, buf, roll, policy, record)
                 errors += st2[S_ERROR]
                 v = float(sign * signed_value(st2))
                 acc += utility(v, util)

@@ -30,7 +30,7 @@ from typing import Any, Final
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
-from koikoi.agents.mcts import INFER_SLACK, MatchUtility, MCTSAgent
+from koikoi.agents.mcts import DEFAULT_SAMPLES, INFER_SLACK, MatchUtility, MCTSAgent
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.views import PlayerView, determinize
@@ -56,6 +56,9 @@ DEFAULT_POLICY: Final = "greedy"
 """The expert's rollout policy (see :mod:`koikoi.agents.kernel`)."""
 DEFAULT_PRIOR: Final = 1.0
 """Weight of the heuristic's card-play values added to the search's points (0: off)."""
+DEFAULT_LOOKAHEAD: Final = 0
+"""Choices inside each playout made by a small search of the chooser's own
+(:class:`~koikoi.agents.mcts.MCTSAgent`'s ``lookahead``)."""
 DEFAULT_BLEND: Final = 0.5
 """The value network's share of the expert's points estimate."""
 MAX_NET_DEALS: Final = 64
@@ -109,6 +112,8 @@ class ExpertAgent(MCTSAgent):
         endgame: bool = True,
         policy: str = DEFAULT_POLICY,
         prior: float = DEFAULT_PRIOR,
+        lookahead: int = DEFAULT_LOOKAHEAD,
+        samples: int = DEFAULT_SAMPLES,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -119,6 +124,8 @@ class ExpertAgent(MCTSAgent):
             objective="match",
             infer=True,
             policy=policy,
+            lookahead=lookahead,
+            samples=samples,
         )
         if not 0.0 <= prior <= 10.0:
             raise InvalidInputError(f"expert: prior must be from 0 to 10, not {prior!r}")
@@ -150,6 +157,10 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"policy={policy}")
         if prior != DEFAULT_PRIOR:
             parts.append(f"prior={prior:g}")
+        if lookahead != DEFAULT_LOOKAHEAD:
+            parts.append(f"lookahead={lookahead}")
+        if samples != DEFAULT_SAMPLES:
+            parts.append(f"samples={samples}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -311,7 +322,18 @@ def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -
 def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     """``expert``, ``expert:time=T``, ``expert:iterations=N`` (and ``net=0``,
     ``blend=B``, ``deals=K`` for experiments)."""
-    allowed = ("time", "iterations", "net", "blend", "deals", "endgame", "policy", "prior")
+    allowed = (
+        "time",
+        "iterations",
+        "net",
+        "blend",
+        "deals",
+        "endgame",
+        "policy",
+        "prior",
+        "lookahead",
+        "samples",
+    )
     for key in params:
         if key not in allowed:
             raise InvalidInputError(
@@ -343,6 +365,10 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         net_deals=number("deals", int),
         policy=params.get("policy", DEFAULT_POLICY).lower(),
         prior=DEFAULT_PRIOR if number("prior", float) is None else number("prior", float),
+        lookahead=DEFAULT_LOOKAHEAD
+        if number("lookahead", int) is None
+        else number("lookahead", int),
+        samples=DEFAULT_SAMPLES if number("samples", int) is None else number("samples", int),
     )
 
 

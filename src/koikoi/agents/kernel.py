@@ -79,6 +79,7 @@ __all__ = [
     "encode_round",
     "encode_rules",
     "legal_ids",
+    "lookahead_action",
     "play_random_round",
     "play_round",
     "playout_values",
@@ -608,6 +609,11 @@ class BatchSearch:
             the table), or None for plain net round points.
         avoid: cards the opponent's re-dealt hand takes last, and ``slack``
             the chance of ignoring that (see :func:`koikoi.views.determinize`).
+        depth: in each playout, the first ``depth`` real choices after the action
+            (either player's, koi-koi decisions included) are made by a small
+            search of that player's own (``_kernel_impl.lookahead_choice``);
+            0: the policy plays every move.
+        samples: re-deals of that small search.
     """
 
     def __init__(
@@ -621,12 +627,17 @@ class BatchSearch:
         utility: tuple[float, ...] | None = None,
         avoid: int = 0,
         slack: float = 0.0,
+        depth: int = 0,
+        samples: int = 8,
     ) -> None:
         impl = _impl()
         if impl is None:
             raise InvalidInputError("BatchSearch needs numba and numpy: pip install 'koikoi[fast]'")
         if rollouts < 1:
             raise InvalidInputError(f"rollouts must be 1 or more, not {rollouts}")
+        _check_lookahead(depth, samples)
+        self._depth = depth
+        self._samples = samples
         import numpy as np
 
         self._impl = impl
@@ -674,6 +685,8 @@ class BatchSearch:
             self._util,
             self._avoid,
             self._slack,
+            self._depth,
+            self._samples,
             out,
         )
         if errors:
@@ -714,16 +727,85 @@ def _outcome_of_round(rnd: Round, actions: list[int]) -> KernelRound:
     )
 
 
+def _lookahead_scratch(impl: Any) -> tuple[Any, ...]:
+    """The scratch arrays of ``_kernel_impl.lookahead_choice``, from ``acts`` to ``roll``."""
+    import numpy as np
+
+    return (
+        np.zeros(impl.LOOK_MAX_ACTIONS, dtype=np.int64),
+        np.zeros(impl.LOOK_MAX_ACTIONS, dtype=np.float64),
+        np.zeros(impl.STOCK_SIZE, dtype=np.int8),
+        np.zeros(impl.STATE_SIZE, dtype=np.int64),
+        np.zeros(impl.STOCK_SIZE, dtype=np.int8),
+        np.zeros(impl.STATE_SIZE, dtype=np.int64),
+        np.zeros(impl.STOCK_SIZE, dtype=np.int8),
+        np.zeros(1, dtype=np.uint64),
+    )
+
+
+def _check_lookahead(depth: int, samples: int) -> None:
+    if depth < 0:
+        raise InvalidInputError(f"lookahead depth must be 0 or more, not {depth}")
+    if samples < 1:
+        raise InvalidInputError(f"lookahead samples must be 1 or more, not {samples}")
+
+
+def lookahead_action(rnd: Round, samples: int, seed: int, policy: str = "greedy") -> int:
+    """The action id that the player to act in ``rnd`` chooses by the lookahead's small search.
+
+    That player sees only their own side: the opponent's hand and the stock of
+    ``rnd`` are pooled and re-dealt ``samples`` times, every legal action is
+    played out once on each re-deal with ``policy``, and the best mean net round
+    result wins (see ``_kernel_impl.lookahead_choice``). The hidden cards' deal
+    in ``rnd`` does not matter, only which cards are hidden. Needs the compiled kernel.
+    """
+    import numpy as np
+
+    code = _policy_code(policy)
+    _check_lookahead(1, samples)
+    if not _use_kernel("kernel"):  # pragma: no cover - raises without numba
+        raise InvalidInputError("the lookahead needs numba: pip install 'koikoi[fast]'")
+    if rnd.phase is Phase.OVER:
+        raise InvalidInputError("the round is over: there is no action to choose")
+    impl = _impl()
+    st = encode_round(rnd)
+    buf = np.zeros(impl.BUF_SIZE, dtype=np.int64)
+    return int(
+        impl.lookahead_choice(
+            st.state,
+            st.stock,
+            _rules_array(rnd.rules),
+            buf,
+            _rng_state(seed),
+            samples,
+            code,
+            *_lookahead_scratch(impl),
+            np.zeros(0, dtype=np.int64),
+        )
+    )
+
+
 def play_round(
-    rnd: Round, seed: int, policy: str = "random", *, backend: str = "auto"
+    rnd: Round,
+    seed: int,
+    policy: str = "random",
+    *,
+    backend: str = "auto",
+    lookahead: int = 0,
+    samples: int = 8,
 ) -> KernelRound:
     """Play one round from ``rnd`` (not changed) and record every action id played.
 
     Replaying ``actions`` with ``Round.apply`` on a clone of ``rnd`` must give the
-    same outcome: that is the agreement test of the kernel.
+    same outcome: that is the agreement test of the kernel. With ``lookahead``,
+    the first ``lookahead`` real choices are made by :func:`lookahead_action`'s
+    search (``samples`` re-deals; the compiled kernel only).
     """
     code = _policy_code(policy)
+    _check_lookahead(lookahead, samples)
     if not _use_kernel(backend):
+        if lookahead:
+            raise InvalidInputError("the lookahead needs numba: pip install 'koikoi[fast]'")
         copy = rnd.clone()
         actions = _python_play(copy, random.Random(seed), code)
         return _outcome_of_round(copy, actions)
@@ -733,9 +815,23 @@ def play_round(
     st = encode_round(rnd)
     record = np.zeros(256, dtype=np.int64)
     buf = np.zeros(impl.BUF_SIZE, dtype=np.int64)
-    count = impl.play_out(
-        st.state, st.stock, _rules_array(rnd.rules), buf, _rng_state(seed), code, record
-    )
+    rules = _rules_array(rnd.rules)
+    if lookahead:
+        count = impl.play_out_lookahead(
+            st.state,
+            st.stock,
+            rules,
+            buf,
+            _rng_state(seed),
+            code,
+            lookahead,
+            samples,
+            *_lookahead_scratch(impl),
+            np.zeros(0, dtype=np.int64),
+            record,
+        )
+    else:
+        count = impl.play_out(st.state, st.stock, rules, buf, _rng_state(seed), code, record)
     s = st.state
     if s[impl.S_ERROR]:
         raise RuntimeError("the kernel reached a state with no legal action")

@@ -77,6 +77,10 @@ BATCH_SHARE: Final = 0.01
 POINTS_TIEBREAK: Final = 0.001
 """Under the ``match`` objective, each expected round point adds this much to an action's
 equity when choosing, so that actions of (nearly) equal equity are told apart by points."""
+DEFAULT_SAMPLES: Final = 8
+"""Re-deals of each lookahead choice inside a playout (``samples``)."""
+MAX_LOOKAHEAD: Final = 16
+MAX_SAMPLES: Final = 1024
 INFER_SLACK: Final = 0.1
 """With ``infer``: the share of re-deals that ignore what the opponent's lays suggest."""
 
@@ -222,6 +226,13 @@ class MCTSAgent:
             months then on the field (:attr:`~koikoi.views.PlayerView.declined`);
             such cards go to their hand last, except in :data:`INFER_SLACK` of the
             re-deals. On by default (measured stronger); ``False`` deals uniformly.
+        lookahead: in each playout, the first ``lookahead`` real choices after the
+            searched action (either player's, koi-koi or stop included) are made by
+            a small search of that player's own, from what they can see, instead
+            of by the rollout policy: ``samples`` re-deals, every action played out
+            once (compiled kernel only; the pure-Python fallback ignores it).
+            0 (the default): the policy plays every move.
+        samples: the re-deals of each lookahead choice.
     """
 
     def __init__(
@@ -235,6 +246,8 @@ class MCTSAgent:
         prune: bool = False,
         objective: str = "round",
         infer: bool = True,
+        lookahead: int = 0,
+        samples: int = DEFAULT_SAMPLES,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
@@ -256,6 +269,16 @@ class MCTSAgent:
             raise InvalidInputError(
                 f"mcts: unknown objective {objective!r}: allowed {', '.join(OBJECTIVES)}"
             )
+        if not 0 <= lookahead <= MAX_LOOKAHEAD:
+            raise InvalidInputError(
+                f"mcts: lookahead must be from 0 to {MAX_LOOKAHEAD}, not {lookahead!r}"
+            )
+        if not 1 <= samples <= MAX_SAMPLES:
+            raise InvalidInputError(
+                f"mcts: samples must be from 1 to {MAX_SAMPLES}, not {samples!r}"
+            )
+        self.lookahead = lookahead
+        self.samples = samples
         self.objective = objective
         self.time_limit = time_limit
         self.iterations = iterations
@@ -277,6 +300,10 @@ class MCTSAgent:
             parts.append(f"objective={objective}")
         if not infer:
             parts.append("infer=0")
+        if lookahead:
+            parts.append(f"lookahead={lookahead}")
+            if samples != DEFAULT_SAMPLES:
+                parts.append(f"samples={samples}")
         self.name = "mcts:" + ",".join(parts)
 
     # ------------------------------------------------------------- set-up
@@ -432,6 +459,8 @@ class MCTSAgent:
                 utility=None if utility is None else utility.kernel_params(),
                 avoid=avoid,
                 slack=INFER_SLACK,
+                depth=self.lookahead,
+                samples=self.samples,
             )
             batch = 1 if limit is not None else BATCH
             while stats.done < max_iter:
@@ -566,6 +595,8 @@ _PARAMS: Final = (
     "prune",
     "objective",
     "infer",
+    "lookahead",
+    "samples",
 )
 
 
@@ -604,6 +635,8 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
                 f"mcts: time must be a number of seconds, not {params['time']!r}"
             ) from None
     rollouts = _int_param(params, "rollouts")
+    lookahead = _int_param(params, "lookahead")
+    samples = _int_param(params, "samples")
     flags = {}
     for key, default in (("prune", "0"), ("infer", "1")):
         flag = params.get(key, default).lower()
@@ -619,4 +652,6 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
         prune=flags["prune"],
         objective=params.get("objective", "round").lower(),
         infer=flags["infer"],
+        lookahead=0 if lookahead is None else lookahead,
+        samples=DEFAULT_SAMPLES if samples is None else samples,
     )
