@@ -41,17 +41,19 @@ def _choice(spec: str, view: PlayerView) -> int:
     return make_agent(spec).act(view, random.Random(0))
 
 
-def test_last_round_stopping_wins_the_match_so_stop() -> None:
+@pytest.mark.parametrize("spec", ["expert:iterations=300", "expert:iterations=100,lookahead=2"])
+def test_last_round_stopping_wins_the_match_so_stop(spec: str) -> None:
     view = _decide("12/12", "39/35")  # stop: 44-35, the match is won
-    assert _choice("expert:iterations=300", view) == STOP_ID
+    assert _choice(spec, view) == STOP_ID
     detail = ExpertAgent(iterations=300).evaluate_detail(view, random.Random(0))
     assert detail[STOP_ID].equity == 1.0 and detail[STOP_ID].points == 5.0
     assert detail[KOIKOI_ID].equity is not None and detail[KOIKOI_ID].equity < 1.0
 
 
-def test_last_round_stopping_loses_so_koikoi() -> None:
+@pytest.mark.parametrize("spec", ["expert:iterations=300", "expert:iterations=100,lookahead=2"])
+def test_last_round_stopping_loses_so_koikoi(spec: str) -> None:
     view = _decide("12/12", "30/36")  # stop: 35-36, the match is lost
-    assert _choice("expert:iterations=300", view) == KOIKOI_ID
+    assert _choice(spec, view) == KOIKOI_ID
     detail = ExpertAgent(iterations=300).evaluate_detail(view, random.Random(0))
     assert detail[STOP_ID].equity == 0.0
     assert detail[KOIKOI_ID].equity is not None and detail[KOIKOI_ID].equity > 0.0
@@ -80,6 +82,7 @@ def test_specs() -> None:
     assert make_agent("expert:policy=yaku,prior=0.5").name == "expert:policy=yaku,prior=0.5"
     assert make_agent("expert:prior=0").name == "expert:prior=0"
     assert make_agent("expert:prior=1").name == "expert"  # the default
+    assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
     for bad, message in (
         ("expert:speed=1", "unknown parameter 'speed'"),
         ("expert:blend=2", "blend must be from 0 to 1"),
@@ -90,6 +93,11 @@ def test_specs() -> None:
         ("expert:policy=smart", "unknown policy 'smart'"),
         ("expert:time=fast", "time must be a number"),
         ("expert:time=-1", "time must be a positive number"),
+        ("expert:lookahead=-1", "lookahead must be from 0 to 16"),
+        ("expert:lookahead=two", "lookahead must be a whole number"),
+        ("expert:samples=0", "samples must be from 1 to 1024"),
+        ("mcts:lookahead=17", "lookahead must be from 0 to 16"),
+        ("mcts:samples=x", "samples must be a whole number"),
         ("level:9", "level must be 1 to 8"),
         ("level:x", "expected a number from 1 to 8"),
         ("level", "expected a number from 1 to 8"),
@@ -101,6 +109,18 @@ def test_specs() -> None:
     assert [lv.number for lv in LEVELS] == list(range(1, 9))
     assert len({lv.title for lv in LEVELS}) == 8
     assert all(lv.description.endswith(".") for lv in LEVELS)
+
+
+def test_lookahead_follows_the_time_budget() -> None:
+    """A second (or a fifth of one) is spent looking ahead; a short or an iteration budget
+    is not, unless the spec asks."""
+    assert isinstance(expert := make_agent("expert"), ExpertAgent)
+    assert expert.lookahead == 1
+    assert getattr(make_agent("expert:time=0.2"), "lookahead", None) == 1
+    assert getattr(make_agent("expert:time=0.05"), "lookahead", None) == 0
+    assert getattr(make_agent("expert:iterations=50"), "lookahead", None) == 0
+    assert getattr(make_agent("expert:time=0.05,lookahead=2"), "lookahead", None) == 2
+    assert getattr(make_agent("expert:lookahead=0"), "lookahead", None) == 0
 
 
 def _views(count: int) -> list[PlayerView]:

@@ -1120,6 +1120,10 @@ def yaku_totals(
 
 LOOK_MAX_ACTIONS: Final = 128
 """Room for the legal actions of one lookahead decision (far more than any position has)."""
+LOOK_GREEDY_WEIGHT: Final = 0.01
+"""Points added to a lookahead choice's mean result per point of the action's greedy value
+(Bright 20, Animal 10, Ribbon 5, Plain 1): a tie-break and a little shrinkage toward the
+greedy choice, whose few re-deals cannot tell close actions apart."""
 
 
 @_jit(
@@ -1152,9 +1156,10 @@ def lookahead_choice(
     of ``state`` are pooled and re-dealt ``samples`` times; on each re-deal every
     legal action is applied to a copy and played out once with ``policy`` (all
     actions with the same rollout numbers); the action with the best mean net
-    round result for the player is chosen (ties at random). A stop is valued
-    exactly. The arrays after ``policy`` are scratch space; ``acts`` and ``sums``
-    need :data:`LOOK_MAX_ACTIONS` entries.
+    round result for the player, plus :data:`LOOK_GREEDY_WEIGHT` times its greedy
+    value, is chosen (ties at random). A stop is valued exactly. The arrays after
+    ``policy`` are scratch space; ``acts`` and ``sums`` need :data:`LOOK_MAX_ACTIONS`
+    entries.
     """
     n = legal_actions(state, rules, buf)
     if n <= 1:
@@ -1193,10 +1198,18 @@ def lookahead_choice(
                 roll[0] = seed
                 play_out(st, sk, rules, buf, roll, policy, record)
             sums[j] += sign * signed_value(st)
+    decide = state[S_PHASE] == PHASE_DECIDE
+    field = state[S_FIELD]
     best = -1e300
     ties = 0
     for j in range(n):
-        v = sums[j]
+        v = sums[j] / samples
+        # Few re-deals often tie or nearly tie: the greedy value of the capture (or,
+        # at a koi-koi decision, stopping) tells such actions apart.
+        if decide:
+            v += LOOK_GREEDY_WEIGHT if acts[j] == STOP_ID else 0.0
+        else:
+            v += LOOK_GREEDY_WEIGHT * greedy_value(field, acts[j])
         if v > best + 1e-9:
             best = v
             ties = 0
