@@ -215,6 +215,14 @@ def test_house_rules_extend_a_preset_with_a_subset_of_keys() -> None:
     assert "leaflet" in rules.description
 
 
+def test_the_one_round_example_is_nintendo_with_one_round() -> None:
+    """The house-rules file the one-round arena runs of docs/benchmarks.md use."""
+    path = Path(__file__).parent.parent / "examples" / "nintendo-one-round.toml"
+    rules = load_rules_file(path)
+    assert diff_rules(get_rules("nintendo"), rules) == [("game.rounds", 12, 1)]
+    assert rules.name == "nintendo-one-round"
+
+
 def test_house_rules_default_to_nintendo() -> None:
     rules = load_rules_text("[koikoi]\nlimit = 2\nlimit_scope = 'round'\n")
     assert diff_rules(get_rules("nintendo"), rules) == [
