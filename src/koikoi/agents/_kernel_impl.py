@@ -1124,12 +1124,22 @@ LOOK_GREEDY_WEIGHT: Final = 0.01
 """Points added to a lookahead choice's mean result per point of the action's greedy value
 (Bright 20, Animal 10, Ribbon 5, Plain 1): a tie-break and a little shrinkage toward the
 greedy choice, whose few re-deals cannot tell close actions apart."""
+# The lookahead's scratch space: an int64 array (the actions, the re-dealt state, a
+# copy to play out), a float64 array (the sums) and an int8 array (the unseen cards,
+# the re-dealt stock, a copy to play out).
+LW_ACTS: Final = 0
+LW_BASE: Final = LOOK_MAX_ACTIONS
+LW_STATE: Final = LW_BASE + STATE_SIZE
+LW_INT_SIZE: Final = LW_STATE + STATE_SIZE
+LW_POOL: Final = 0
+LW_STOCK: Final = STOCK_SIZE
+LW_PLAY_STOCK: Final = 2 * STOCK_SIZE
+LW_BYTE_SIZE: Final = 3 * STOCK_SIZE
 
 
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64[::1], uint64[::1], int64, int64,"
-    " int64[::1], float64[::1], int8[::1], int64[::1], int8[::1], int64[::1], int8[::1],"
-    " uint64[::1], int64[::1])"
+    " int64[::1], float64[::1], int8[::1], uint64[::1])"
 )
 def lookahead_choice(
     state: Int64Array,
@@ -1139,15 +1149,10 @@ def lookahead_choice(
     rng: UInt64Array,
     samples: int,
     policy: int,
-    acts: Int64Array,
+    wi: Int64Array,
     sums: npt.NDArray[np.float64],
-    pool: Int8Array,
-    base: Int64Array,
-    bstock: Int8Array,
-    st: Int64Array,
-    sk: Int8Array,
+    wb: Int8Array,
     roll: UInt64Array,
-    record: Int64Array,
 ) -> int:
     """The choice of the player to act in ``state`` by a small determinized search of
     their own (the ``lookahead`` of :func:`play_out_lookahead`).
@@ -1157,13 +1162,20 @@ def lookahead_choice(
     legal action is applied to a copy and played out once with ``policy`` (all
     actions with the same rollout numbers); the action with the best mean net
     round result for the player, plus :data:`LOOK_GREEDY_WEIGHT` times its greedy
-    value, is chosen (ties at random). A stop is valued exactly. The arrays after
-    ``policy`` are scratch space; ``acts`` and ``sums`` need :data:`LOOK_MAX_ACTIONS`
-    entries.
+    value, is chosen (ties at random). A stop is valued exactly. ``wi`` (of
+    :data:`LW_INT_SIZE`), ``sums`` (of :data:`LOOK_MAX_ACTIONS`), ``wb`` (of
+    :data:`LW_BYTE_SIZE`) and ``roll`` (one generator state) are scratch space.
     """
     n = legal_actions(state, rules, buf)
     if n <= 1:
         return int(buf[0])
+    acts = wi[LW_ACTS:LW_BASE]
+    base = wi[LW_BASE:LW_STATE]
+    st = wi[LW_STATE:LW_INT_SIZE]
+    pool = wb[LW_POOL:LW_STOCK]
+    bstock = wb[LW_STOCK:LW_PLAY_STOCK]
+    sk = wb[LW_PLAY_STOCK:LW_BYTE_SIZE]
+    none = wi[0:0]  # the inner playouts record nothing
     for j in range(n):
         acts[j] = buf[j]
         sums[j] = 0.0
@@ -1196,7 +1208,7 @@ def lookahead_choice(
             apply_action(st, sk, rules, buf, acts[j])
             if st[S_PHASE] != PHASE_OVER:
                 roll[0] = seed
-                play_out(st, sk, rules, buf, roll, policy, record)
+                play_out(st, sk, rules, buf, roll, policy, none)
             sums[j] += sign * signed_value(st)
     decide = state[S_PHASE] == PHASE_DECIDE
     field = state[S_FIELD]
@@ -1221,8 +1233,7 @@ def lookahead_choice(
 
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64[::1], uint64[::1], int64, int64, int64,"
-    " int64[::1], float64[::1], int8[::1], int64[::1], int8[::1], int64[::1], int8[::1],"
-    " uint64[::1], int64[::1], int64[::1])"
+    " int64[::1], float64[::1], int8[::1], uint64[::1], int64[::1])"
 )
 def play_out_lookahead(
     state: Int64Array,
@@ -1233,38 +1244,29 @@ def play_out_lookahead(
     policy: int,
     depth: int,
     samples: int,
-    acts: Int64Array,
+    wi: Int64Array,
     sums: npt.NDArray[np.float64],
-    pool: Int8Array,
-    base: Int64Array,
-    bstock: Int8Array,
-    st: Int64Array,
-    sk: Int8Array,
+    wb: Int8Array,
     roll: UInt64Array,
-    inner: Int64Array,
     record: Int64Array,
 ) -> int:
     """Play to the settlement like :func:`play_out`, but the first ``depth`` real choices
     (positions with more than one legal action, koi-koi decisions included) are
     made by :func:`lookahead_choice` with ``samples`` re-deals, each player from
-    what they can see; the rest by ``policy``. The arrays from ``acts`` to
-    ``inner`` are scratch space (``inner``: an empty record for the inner
-    playouts); the actions go to ``record`` while it has room. Returns the number
-    of actions played.
+    what they can see; the rest by ``policy``. ``wi``, ``sums``, ``wb`` and ``roll``
+    are the lookahead's scratch space; the actions go to ``record`` while it has
+    room. Returns the number of actions played.
     """
     count = 0
     looked = 0
     room = record.shape[0]
-    while state[S_PHASE] != PHASE_OVER:
+    while looked < depth and state[S_PHASE] != PHASE_OVER:
         n = legal_actions(state, rules, buf)
         if n == 0:
             state[S_ERROR] = 1
-            break
-        if n > 1 and looked < depth:
-            a = lookahead_choice(
-                state, stock, rules, buf, rng, samples, policy,
-                acts, sums, pool, base, bstock, st, sk, roll, inner,
-            )  # fmt: skip
+            return count
+        if n > 1:
+            a = lookahead_choice(state, stock, rules, buf, rng, samples, policy, wi, sums, wb, roll)
             looked += 1
         else:
             a = choose_action(state, rules, buf, n, rng, policy)
@@ -1272,7 +1274,7 @@ def play_out_lookahead(
             record[count] = a
         count += 1
         apply_action(state, stock, rules, buf, a)
-    return count
+    return count + play_out(state, stock, rules, buf, rng, policy, record[min(count, room) :])
 
 
 # -------------------------------------------------------------------- search
@@ -1360,13 +1362,9 @@ def search_batch(
     buf = np.zeros(BUF_SIZE, dtype=np.int64)
     record = np.empty(0, dtype=np.int64)
     roll = np.zeros(1, dtype=np.uint64)
-    acts = np.zeros(LOOK_MAX_ACTIONS, dtype=np.int64)
+    wi = np.zeros(LW_INT_SIZE, dtype=np.int64)
     sums = np.zeros(LOOK_MAX_ACTIONS, dtype=np.float64)
-    lpool = np.zeros(STOCK_SIZE, dtype=np.int8)
-    lbase = np.empty_like(state0)
-    lstock = np.zeros_like(stock0)
-    lst = np.empty_like(state0)
-    lsk = np.zeros_like(stock0)
+    wb = np.zeros(LW_BYTE_SIZE, dtype=np.int8)
     lroll = np.zeros(1, dtype=np.uint64)
     errors = 0
     avoid &= hidden
@@ -1416,8 +1414,8 @@ def search_batch(
                 sk2[:] = sk
                 if depth > 0:
                     play_out_lookahead(
-                        st2, sk2, rules, buf, roll, policy, depth, samples,
-                        acts, sums, lpool, lbase, lstock, lst, lsk, lroll, record, record,
+                        st2, sk2, rules, buf, roll, policy, depth, samples, wi, sums, wb, lroll,
+                        record,
                     )  # fmt: skip
                 else:
                     play_out(st2, sk2, rules, buf, roll, policy, record)

@@ -728,17 +728,14 @@ def _outcome_of_round(rnd: Round, actions: list[int]) -> KernelRound:
 
 
 def _lookahead_scratch(impl: Any) -> tuple[Any, ...]:
-    """The scratch arrays of ``_kernel_impl.lookahead_choice``, from ``acts`` to ``roll``."""
+    """The scratch space of ``_kernel_impl.lookahead_choice``: its ``wi``, ``sums``, ``wb``
+    and ``roll`` arguments."""
     import numpy as np
 
     return (
-        np.zeros(impl.LOOK_MAX_ACTIONS, dtype=np.int64),
+        np.zeros(impl.LW_INT_SIZE, dtype=np.int64),
         np.zeros(impl.LOOK_MAX_ACTIONS, dtype=np.float64),
-        np.zeros(impl.STOCK_SIZE, dtype=np.int8),
-        np.zeros(impl.STATE_SIZE, dtype=np.int64),
-        np.zeros(impl.STOCK_SIZE, dtype=np.int8),
-        np.zeros(impl.STATE_SIZE, dtype=np.int64),
-        np.zeros(impl.STOCK_SIZE, dtype=np.int8),
+        np.zeros(impl.LW_BYTE_SIZE, dtype=np.int8),
         np.zeros(1, dtype=np.uint64),
     )
 
@@ -780,7 +777,6 @@ def lookahead_action(rnd: Round, samples: int, seed: int, policy: str = "greedy"
             samples,
             code,
             *_lookahead_scratch(impl),
-            np.zeros(0, dtype=np.int64),
         )
     )
 
@@ -827,7 +823,6 @@ def play_round(
             lookahead,
             samples,
             *_lookahead_scratch(impl),
-            np.zeros(0, dtype=np.int64),
             record,
         )
     else:
