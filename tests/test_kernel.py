@@ -553,6 +553,50 @@ def test_yaku_values_count_the_yaku_a_capture_completes() -> None:
 
 
 @needs_numba
+@pytest.mark.parametrize("name", ["nintendo", "koikoi-japan", "leaflet", "modern-hanafuda"])
+def test_bold_policy_matches_the_reference(name: str) -> None:
+    """``bold`` captures as ``yaku`` does and decides koi-koi by the reference's rule:
+    some calls, many stops, and the same choice as ``_bold_koikoi`` every time."""
+    rules = get_rules(name)
+    calls = stops = 0
+    for i, rnd in enumerate(_positions(rules, 150, 12)):
+        kr = kernel.play_round(rnd, i, "bold")
+        ref = rnd.clone()
+        for a in kr.actions:
+            ids = ref.legal_ids()
+            if ref.phase is Phase.DECIDE:
+                assert a == (KOIKOI_ID if kernel._bold_koikoi(ref) else STOP_ID)
+                calls += a == KOIKOI_ID
+                stops += a == STOP_ID
+            elif len(ids) > 1:
+                values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
+                assert values[a] == max(values.values())
+            ref.apply_id(a)
+        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    assert calls > 3 and stops > calls
+
+
+def test_bold_koikoi_reads_the_position() -> None:
+    """No call after the opponent's koi-koi, nor with their Sanko one Bright short."""
+    from koikoi_testkit import make_round
+
+    def decide(piles: tuple[str, str], calls: int = 0) -> bool:
+        rnd = make_round(
+            hand0="5P1 6P1 7P1",
+            hand1="11P 12P1 12P2",
+            field="4P1 9P1 10P1",
+            piles=piles,
+        )
+        rnd.koikoi_calls[1] = calls
+        return kernel._bold_koikoi(rnd)
+
+    tan = "1R 2R 4R 7R 11R"  # Tanzaku, 1 point
+    assert decide((tan, "2P1"))
+    assert not decide((tan, "2P1"), calls=1)
+    assert not decide((tan, "1L 8L"))
+
+
+@needs_numba
 def test_playouts_mean_matches_reference_engine() -> None:
     """Kernel and fallback play the same policies: their mean values agree statistically."""
     import numpy as np
@@ -562,6 +606,7 @@ def test_playouts_mean_matches_reference_engine() -> None:
         ("koikoi-japan", "greedy"),
         ("leaflet", "yaku"),
         ("modern-hanafuda", "tactical"),
+        ("nintendo", "bold"),
     ):
         rnd = Match(get_rules(name), seed=21, events=False).round
         k = kernel.playout_values(rnd, 4000, 1, policy)

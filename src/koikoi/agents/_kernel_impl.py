@@ -176,6 +176,11 @@ POLICY_RANDOM: Final = 0
 POLICY_GREEDY: Final = 1
 POLICY_YAKU: Final = 2
 POLICY_TACTICAL: Final = 3
+POLICY_BOLD: Final = 4
+BOLD_HAND: Final = 2
+"""The ``bold`` policy calls koi-koi only with at least this many cards left in hand."""
+BOLD_POINTS: Final = 4
+"""... and with a yaku total of at most this many points."""
 YAKU_WEIGHT: Final = 15
 PROGRESS_WEIGHT: Final = 8
 """The ``tactical`` policy's worth of one yaku point fully collected, on the progress scale."""
@@ -938,6 +943,53 @@ def _exposure(
     )
 
 
+@_jit("boolean(int64, int64, int64, int64)")
+def _one_short(pile: int, other: int, mask: int, need: int) -> bool:
+    """Whether ``pile`` lacks one card of ``need`` from ``mask`` and can still get it."""
+    return popcount(pile & mask) == need - 1 and popcount(mask & ~other) >= need
+
+
+@_jit("boolean(int64[::1], int64[::1])")
+def bold_koikoi(state: Int64Array, rules: Int64Array) -> bool:
+    """The ``bold`` policy's koi-koi decision, from what the caller can see.
+
+    Koi-koi when at least :data:`BOLD_HAND` cards are left in hand, the yaku total
+    is at most :data:`BOLD_POINTS`, the opponent has not called koi-koi (then any
+    yaku wins double) and no yaku of the opponent is one card short (with that
+    card still to be had).
+    """
+    p = state[S_CURRENT]
+    q = 1 - p
+    if popcount(state[S_HAND0 + p]) < BOLD_HAND or state[S_SCORE0 + p] > BOLD_POINTS:
+        return False
+    if state[S_CALLS0 + q] > 0:
+        return False
+    opp = state[S_PILE0 + q]
+    mine = state[S_PILE0 + p]
+    pool = BRIGHTS if rules[R_SANKO_RAIN] != 0 else NON_RAIN_BRIGHTS
+    if rules[R_SANKO] > 0 and _one_short(opp, mine, pool, 3):
+        return False
+    if rules[R_INOSHIKACHO] > 0 and _one_short(opp, mine, INOSHIKACHO, 3):
+        return False
+    if rules[R_TANE] > 0 and _one_short(opp, mine, ANIMALS, 5):
+        return False
+    if rules[R_AKATAN] > 0 and _one_short(opp, mine, AKATAN, 3):
+        return False
+    if rules[R_AOTAN] > 0 and _one_short(opp, mine, AOTAN, 3):
+        return False
+    if rules[R_TANZAKU] > 0 and _one_short(opp, mine, RIBBONS, 5):
+        return False
+    plains = PLAINS | (SAKE if rules[R_SAKE] != SAKE_ANIMAL else 0)
+    if rules[R_KASU] > 0 and _one_short(opp, mine, plains, 10):
+        return False
+    if rules[R_VIEW_EXISTS] != 0:
+        if rules[R_HANAMI] > 0 and _one_short(opp, mine, CURTAIN | SAKE, 2):
+            return False
+        if rules[R_TSUKIMI] > 0 and _one_short(opp, mine, MOON | SAKE, 2):
+            return False
+    return True
+
+
 @_jit("int64(int64[::1], int64[::1], int64[::1], int64, uint64[::1], int64)")
 def choose_action(
     state: Int64Array, rules: Int64Array, buf: Int64Array, n: int, rng: UInt64Array, policy: int
@@ -950,6 +1002,8 @@ def choose_action(
     if policy == POLICY_RANDOM or n == 1:
         return int(buf[rand_below(rng, n)])
     if state[S_PHASE] == PHASE_DECIDE:
+        if policy == POLICY_BOLD and bold_koikoi(state, rules):
+            return KOIKOI_ID
         return STOP_ID
     field = state[S_FIELD]
     p = state[S_CURRENT]

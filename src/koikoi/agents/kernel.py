@@ -88,7 +88,7 @@ __all__ = [
     "yaku_total",
 ]
 
-POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku", "tactical")
+POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku", "tactical", "bold")
 """The rollout policies."""
 
 REASONS: Final[tuple[str, ...]] = (
@@ -498,16 +498,37 @@ def _tactical_values(rnd: Round, ids: list[int]) -> list[int]:
     return values
 
 
+BOLD_HAND: Final = 2
+BOLD_POINTS: Final = 4
+"""As the kernel's: the ``bold`` policy's least hand and largest yaku total for a koi-koi."""
+
+
+def _bold_koikoi(rnd: Round) -> bool:
+    """The kernel's ``bold_koikoi``: koi-koi with enough hand left, a small yaku total, an
+    opponent who has not called and has no yaku one card short."""
+    p = rnd.current
+    q = 1 - p
+    if rnd.hands[p].bit_count() < BOLD_HAND or rnd.scores[p] > BOLD_POINTS:
+        return False
+    if rnd.koikoi_calls[q] > 0:
+        return False
+    opp, mine = rnd.piles[q], rnd.piles[p]
+    for mask, need, _points in _progress_targets(rnd.rules):
+        if (opp & mask).bit_count() == need - 1 and (mask & ~mine).bit_count() >= need:
+            return False
+    return True
+
+
 def _python_choice(rnd: Round, ids: list[int], rng: random.Random, code: int) -> int:
     """The rollout policy ``POLICIES[code]`` on the reference engine (the kernel's choices)."""
     if code == 0 or len(ids) == 1:
         return ids[int(rng.random() * len(ids))]
     if KOIKOI_ID in ids:
-        return STOP_ID
+        return KOIKOI_ID if code == 4 and _bold_koikoi(rnd) else STOP_ID
     field = rnd.field
     if code == 3:
         values = _tactical_values(rnd, ids)
-    elif code == 2:
+    elif code in (2, 4):  # bold captures as yaku does
         values = _yaku_values(rnd, ids)
     else:
         values = [_greedy_value(field, a) for a in ids]

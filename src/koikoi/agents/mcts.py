@@ -61,7 +61,7 @@ __all__ = [
     "rollout_values",
 ]
 
-POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "tactical", "random")
+POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "tactical", "random", "bold")
 BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
 OBJECTIVES: Final[tuple[str, ...]] = ("match", "round")
 DEFAULT_TIME: Final = 1.0
