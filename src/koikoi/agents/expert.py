@@ -41,7 +41,6 @@ __all__ = [
     "ExpertAgent",
     "Level",
     "NoisyAgent",
-    "auto_lookahead",
     "expert_from_spec",
     "level_from_spec",
     "make_level",
@@ -57,10 +56,11 @@ DEFAULT_POLICY: Final = "greedy"
 """The expert's rollout policy (see :mod:`koikoi.agents.kernel`)."""
 DEFAULT_PRIOR: Final = 1.0
 """Weight of the heuristic's card-play values added to the search's points (0: off)."""
-LOOKAHEAD_MIN_TIME: Final = 0.15
-"""Under a time budget of at least this many seconds, ``expert`` looks ahead one choice in
-its playouts (``lookahead=1``); under a shorter one, or an iteration budget, it does not
-unless told (see :func:`auto_lookahead`)."""
+DEFAULT_LOOKAHEAD: Final = 0
+"""Choices inside each playout made by a small search of the chooser's own side
+(:class:`~koikoi.agents.mcts.MCTSAgent`'s ``lookahead``): off by default, an option
+(``expert:lookahead=1``), because it did not measure stronger inside ``expert``
+(docs/benchmarks.md)."""
 DEFAULT_BLEND: Final = 0.5
 """The value network's share of the expert's points estimate."""
 MAX_NET_DEALS: Final = 64
@@ -114,12 +114,11 @@ class ExpertAgent(MCTSAgent):
         endgame: bool = True,
         policy: str = DEFAULT_POLICY,
         prior: float = DEFAULT_PRIOR,
-        lookahead: int | None = None,
+        lookahead: int = DEFAULT_LOOKAHEAD,
         samples: int = DEFAULT_SAMPLES,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
-        depth = auto_lookahead(time_limit, iterations) if lookahead is None else lookahead
         super().__init__(
             time_limit=time_limit,
             iterations=iterations,
@@ -127,7 +126,7 @@ class ExpertAgent(MCTSAgent):
             objective="match",
             infer=True,
             policy=policy,
-            lookahead=depth,
+            lookahead=lookahead,
             samples=samples,
         )
         if not 0.0 <= prior <= 10.0:
@@ -160,7 +159,7 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"policy={policy}")
         if prior != DEFAULT_PRIOR:
             parts.append(f"prior={prior:g}")
-        if lookahead is not None:
+        if lookahead != DEFAULT_LOOKAHEAD:
             parts.append(f"lookahead={lookahead}")
         if samples != DEFAULT_SAMPLES:
             parts.append(f"samples={samples}")
@@ -263,23 +262,6 @@ class ExpertAgent(MCTSAgent):
             slope = (utility(d + SLOPE_STEP) - utility(d - SLOPE_STEP)) / (2 * SLOPE_STEP)
             new_values[a] = min(1.0, max(0.0, v + slope * (new_points[a] - d)))
         return new_values, new_points
-
-
-def auto_lookahead(time_limit: float | None, iterations: int | None) -> int:
-    """The lookahead ``expert`` uses when none is given: 1 under a time budget of at least
-    :data:`LOOKAHEAD_MIN_TIME` seconds, else 0.
-
-    A lookahead iteration costs about 14 plain ones; a plain search has all it can
-    use within about 0.05 s (more iterations did not measure stronger), so a longer
-    budget is better spent on looking ahead. An iteration budget (machine-independent
-    runs) gets no lookahead unless the spec asks for it.
-
-    >>> auto_lookahead(1.0, None), auto_lookahead(0.05, None), auto_lookahead(None, 2000)
-    (1, 0, 0)
-    """
-    if iterations is not None or time_limit is None:
-        return 0
-    return 1 if time_limit >= LOOKAHEAD_MIN_TIME else 0
 
 
 @functools.cache
@@ -385,7 +367,9 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         net_deals=number("deals", int),
         policy=params.get("policy", DEFAULT_POLICY).lower(),
         prior=DEFAULT_PRIOR if number("prior", float) is None else number("prior", float),
-        lookahead=number("lookahead", int),
+        lookahead=DEFAULT_LOOKAHEAD
+        if number("lookahead", int) is None
+        else number("lookahead", int),
         samples=DEFAULT_SAMPLES if number("samples", int) is None else number("samples", int),
     )
 
