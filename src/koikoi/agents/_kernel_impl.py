@@ -880,6 +880,36 @@ def _progress_one(pile: int, other: int, mask: int, need: int, points: int) -> i
     return int(points * PROGRESS_WEIGHT * have * have // (need * need))
 
 
+YAKU_TARGETS: Final = 9
+"""The yaku :func:`yaku_target` describes, by index."""
+
+
+@_jit("UniTuple(int64, 3)(int64, int64[::1])")
+def yaku_target(i: int, rules: Int64Array) -> tuple[int, int, int]:
+    """Yaku ``i`` (0 to :data:`YAKU_TARGETS` - 1) as ``(cards, how many needed, points)``
+    under ``rules`` (points 0: the yaku does not count): Sanko, Ino-Shika-Cho, Tane,
+    Akatan, Aotan, Tanzaku, Kasu, Hanami, Tsukimi."""
+    if i == 0:
+        pool = BRIGHTS if rules[R_SANKO_RAIN] != 0 else NON_RAIN_BRIGHTS
+        return pool, 3, rules[R_SANKO]
+    if i == 1:
+        return INOSHIKACHO, 3, rules[R_INOSHIKACHO]
+    if i == 2:
+        return ANIMALS, 5, rules[R_TANE]
+    if i == 3:
+        return AKATAN, 3, rules[R_AKATAN]
+    if i == 4:
+        return AOTAN, 3, rules[R_AOTAN]
+    if i == 5:
+        return RIBBONS, 5, rules[R_TANZAKU]
+    if i == 6:
+        return PLAINS | (SAKE if rules[R_SAKE] != SAKE_ANIMAL else 0), 10, rules[R_KASU]
+    viewing = rules[R_VIEW_EXISTS] != 0
+    if i == 7:
+        return CURTAIN | SAKE, 2, rules[R_HANAMI] if viewing else 0
+    return MOON | SAKE, 2, rules[R_TSUKIMI] if viewing else 0
+
+
 @_jit("int64(int64, int64, int64[::1])")
 def progress(pile: int, other: int, rules: Int64Array) -> int:
     """How far ``pile`` is toward the yaku it has not completed yet (``tactical`` policy).
@@ -890,18 +920,9 @@ def progress(pile: int, other: int, rules: Int64Array) -> int:
     cards short counts little, one card short much.
     """
     total = 0
-    pool = BRIGHTS if rules[R_SANKO_RAIN] != 0 else NON_RAIN_BRIGHTS
-    total += _progress_one(pile, other, pool, 3, rules[R_SANKO])
-    total += _progress_one(pile, other, INOSHIKACHO, 3, rules[R_INOSHIKACHO])
-    total += _progress_one(pile, other, ANIMALS, 5, rules[R_TANE])
-    total += _progress_one(pile, other, AKATAN, 3, rules[R_AKATAN])
-    total += _progress_one(pile, other, AOTAN, 3, rules[R_AOTAN])
-    total += _progress_one(pile, other, RIBBONS, 5, rules[R_TANZAKU])
-    plains = PLAINS | (SAKE if rules[R_SAKE] != SAKE_ANIMAL else 0)
-    total += _progress_one(pile, other, plains, 10, rules[R_KASU])
-    if rules[R_VIEW_EXISTS] != 0:
-        total += _progress_one(pile, other, CURTAIN | SAKE, 2, rules[R_HANAMI])
-        total += _progress_one(pile, other, MOON | SAKE, 2, rules[R_TSUKIMI])
+    for i in range(YAKU_TARGETS):
+        mask, need, points = yaku_target(i, rules)
+        total += _progress_one(pile, other, mask, need, points)
     return total
 
 
@@ -966,26 +987,9 @@ def bold_koikoi(state: Int64Array, rules: Int64Array) -> bool:
         return False
     opp = state[S_PILE0 + q]
     mine = state[S_PILE0 + p]
-    pool = BRIGHTS if rules[R_SANKO_RAIN] != 0 else NON_RAIN_BRIGHTS
-    if rules[R_SANKO] > 0 and _one_short(opp, mine, pool, 3):
-        return False
-    if rules[R_INOSHIKACHO] > 0 and _one_short(opp, mine, INOSHIKACHO, 3):
-        return False
-    if rules[R_TANE] > 0 and _one_short(opp, mine, ANIMALS, 5):
-        return False
-    if rules[R_AKATAN] > 0 and _one_short(opp, mine, AKATAN, 3):
-        return False
-    if rules[R_AOTAN] > 0 and _one_short(opp, mine, AOTAN, 3):
-        return False
-    if rules[R_TANZAKU] > 0 and _one_short(opp, mine, RIBBONS, 5):
-        return False
-    plains = PLAINS | (SAKE if rules[R_SAKE] != SAKE_ANIMAL else 0)
-    if rules[R_KASU] > 0 and _one_short(opp, mine, plains, 10):
-        return False
-    if rules[R_VIEW_EXISTS] != 0:
-        if rules[R_HANAMI] > 0 and _one_short(opp, mine, CURTAIN | SAKE, 2):
-            return False
-        if rules[R_TSUKIMI] > 0 and _one_short(opp, mine, MOON | SAKE, 2):
+    for i in range(YAKU_TARGETS):
+        mask, need, points = yaku_target(i, rules)
+        if points > 0 and _one_short(opp, mine, mask, need):
             return False
     return True
 
