@@ -358,6 +358,9 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
             raise InvalidInputError(f"expert: {key} must be 1 or 0, not {params[key]!r}")
         flags[key] = flag == "1"
     blend = number("blend", float)
+    prior = number("prior", float)
+    lookahead = number("lookahead", int)
+    samples = number("samples", int)
     return ExpertAgent(
         time_limit=number("time", float),
         iterations=number("iterations", int),
@@ -366,11 +369,9 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         blend=DEFAULT_BLEND if blend is None else blend,
         net_deals=number("deals", int),
         policy=params.get("policy", DEFAULT_POLICY).lower(),
-        prior=DEFAULT_PRIOR if number("prior", float) is None else number("prior", float),
-        lookahead=DEFAULT_LOOKAHEAD
-        if number("lookahead", int) is None
-        else number("lookahead", int),
-        samples=DEFAULT_SAMPLES if number("samples", int) is None else number("samples", int),
+        prior=DEFAULT_PRIOR if prior is None else prior,
+        lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead,
+        samples=DEFAULT_SAMPLES if samples is None else samples,
     )
 
 
