@@ -79,12 +79,13 @@ def serve(args: argparse.Namespace) -> int:
         max_unauthenticated_per_address=1_000_000,
     )
     uvicorn.run(
-        create_app(args.database_url, config=config),
+        create_app(args.database_url, config=config, settle_gc=True),
         host="127.0.0.1",
         port=args.port,
         log_config=None,
         access_log=False,
         ws_max_size=64 * 1024,
+        ws_per_message_deflate=args.server_deflate,
         timeout_graceful_shutdown=10,
         backlog=4096,
     )
@@ -260,7 +261,7 @@ async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> 
         "clients": 2 * n_games,
         "rounds_per_game": args.rounds,
         "think_s": args.think,
-        "deflate": not args.no_deflate,
+        "deflate": args.server_deflate and not args.no_deflate,
         "database": args.database_url.split("://")[0],
         "create_s": round(created, 2),
         "play_s": round(played, 2),
@@ -329,6 +330,8 @@ def start_servers(args: argparse.Namespace, url: str, n: int) -> list[tuple[str,
             "--database-url",
             url,
         ]
+        if args.server_deflate:
+            cmd.append("--server-deflate")
         proc = subprocess.Popen(cmd, env=env, cwd=str(ROOT), preexec_fn=_raise_fd_limit)
         out.append((f"http://127.0.0.1:{port}", proc))
     for base, proc in out:
@@ -391,6 +394,12 @@ def main(argv: list[str] | None = None) -> int:
         "--no-deflate",
         action="store_true",
         help="clients refuse permessage-deflate (browsers accept it; default: accept)",
+    )
+    parser.add_argument(
+        "--server-deflate",
+        action="store_true",
+        help="the servers accept permessage-deflate (koikoi serve --ws-deflate; default: off, "
+        "as in koikoi serve)",
     )
     parser.add_argument(
         "--database-url",

@@ -107,6 +107,13 @@ def register(subparsers: Any) -> None:
             metavar="S" if kind is float else "N",
             help=f"{text} (default {default:g})",
         )
+    parser.add_argument(
+        "--ws-deflate",
+        action="store_true",
+        help="accept WebSocket compression (permessage-deflate) when a client offers it; off "
+        "by default: it saves bandwidth on small messages but costs CPU on every message "
+        "and memory on every connection (docs/deploy.md)",
+    )
     parser.add_argument("--ai-delay", type=float, default=0.0, help=argparse.SUPPRESS)
     parser.add_argument("--allow-seed", action="store_true", help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
@@ -166,12 +173,13 @@ def run(args: argparse.Namespace) -> int:
         "log_config": None,
         "access_log": False,
         "ws_max_size": 64 * 1024,
+        "ws_per_message_deflate": args.ws_deflate,
         "timeout_graceful_shutdown": 10,
         "proxy_headers": False,
         "server_header": False,
     }
     if args.workers == 1:
-        uvicorn.run(create_app(url, config=config), **options)
+        uvicorn.run(create_app(url, config=config, settle_gc=True), **options)
         return 0
     # uvicorn binds the port once and hands the socket to N worker processes
     # (started afresh, restarted if one dies); each builds the app with worker_app().
@@ -209,7 +217,7 @@ def worker_app() -> Any:
 
     configure_logging(os.environ.get("KOIKOI_LOG_LEVEL", "info"))
     config = ServerConfig(**json.loads(os.environ.get(CONFIG_ENV, "{}")))
-    return create_app(os.environ["KOIKOI_DATABASE_URL"], config=config)
+    return create_app(os.environ["KOIKOI_DATABASE_URL"], config=config, settle_gc=True)
 
 
 def check_address(host: str, port: int) -> None:
