@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -796,12 +797,33 @@ async def ws_endpoint(websocket: WebSocket) -> None:
 
 # ------------------------------------------------------------------ app
 
+GC_YOUNG_THRESHOLD: Final = 10_000
+"""Net new container objects between two young-generation collections in a server
+process (Python's default is 700): most of the server's objects die young, by
+reference counting, and fewer collections mean fewer pauses."""
+
+
+def settle_memory() -> None:
+    """Tune the garbage collector of a server process once it has started.
+
+    Every object alive then (modules, compiled tables, the app) is collected once and
+    frozen: later full collections do not walk over them again, which made them pause
+    the event loop for 40-80 ms under load. Young collections run less often
+    (:data:`GC_YOUNG_THRESHOLD`). Process-wide: only the server's entry points call it
+    (``create_app(settle_gc=True)``), never a library user or a test.
+    """
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+
 
 def create_app(
     database_url: str | None = None,
     *,
     storage: Storage | None = None,
     config: ServerConfig | None = None,
+    settle_gc: bool = False,
 ) -> Starlette:
     """The web game's ASGI app.
 
@@ -812,6 +834,8 @@ def create_app(
         config: limits and switches (:class:`~.hub.ServerConfig`); default:
             :meth:`ServerConfig.from_env() <.hub.ServerConfig.from_env>`, the defaults
             with the ``KOIKOI_<LIMIT>`` environment variables.
+        settle_gc: once started, :func:`settle_memory` (for a process that serves
+            only this app: ``koikoi serve``).
     """
     url = database_url or default_database_url()
 
@@ -822,6 +846,8 @@ def create_app(
         app.state.hub = hub
         app.state.players = PlayerService(store, hub)
         await hub.start()
+        if settle_gc:
+            settle_memory()
         try:
             yield
         finally:
