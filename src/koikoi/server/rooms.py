@@ -326,6 +326,16 @@ class Room:
             cache["yaku"] = found
         return list(found)
 
+    def progress(self, view: PlayerView) -> list[list[dict[str, Any]]]:
+        """:func:`progress_of` the current position, computed once per action: it reads
+        only public facts, the same for every seat (``view`` is any seat's view)."""
+        cache = self._per_seq()
+        found: list[list[dict[str, Any]]] | None = cache.get("progress")
+        if found is None:
+            found = progress_of(view)
+            cache["progress"] = found
+        return found
+
     def decision(self) -> dict[str, Any] | None:
         """During a koi-koi decision: what stopping now would score (public facts)."""
         if self.match.is_over or self.match.round.phase is not Phase.DECIDE:
@@ -390,7 +400,7 @@ class Room:
             "view": view.to_dict(),
             "events": self.events_for(seat, start),
             "yaku": self.yaku(),
-            "progress": progress_of(view),
+            "progress": self.progress(view),
             "decision": self.decision(),
             "over": self.match.is_over,
             "winner": self.match.winner,
