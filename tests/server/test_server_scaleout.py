@@ -226,6 +226,68 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         b.stop()
 
 
+def counters(server: SubprocessServer) -> dict[str, int]:
+    metrics = httpx.get(server.base + "/metrics", headers={"accept": "application/json"}).json()
+    found: dict[str, int] = metrics["counters"]
+    return found
+
+
+@needs_pg
+def test_game_moves_to_the_process_of_its_clients(tmp_path: Path) -> None:
+    """A friend game created on A whose two players both play through B: A stores the
+    first action B forwards, then hands the game to B, which plays the rest without
+    forwarding. A spectator who then watches through A follows B and sees every move,
+    and the stored record has every acknowledged action."""
+    url = os.environ[PG_URL_ENV]
+    a = SubprocessServer(url, tmp=tmp_path)
+    b = SubprocessServer(url, tmp=tmp_path)
+    everyone: list[Client] = []
+    try:
+        a.start()
+        b.start()
+        g = httpx.post(a.base + "/api/games", json={"mode": "friend", "seed": 31, "rounds": 1})
+        info = g.json()
+        j = httpx.post(b.base + "/api/join", json={"invite": info["invite"]}).json()
+        clients = {
+            info["seat"]: Client(info["token"], b, "creator"),
+            j["seat"]: Client(j["token"], b, "guest"),
+        }
+        everyone.extend(clients.values())
+        for c in clients.values():
+            c.connect()
+        game = FriendGame(info, clients)
+        rng = random.Random(5)
+        game.step(rng)  # forwarded to A, which then gives the game away
+        deadline = time.monotonic() + WAIT_S
+        while counters(a).get("handovers", 0) < 1:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"A did not hand the game over: {counters(a)}")
+            time.sleep(0.05)
+        watcher = Client(info["watch"], a, "spectator")
+        everyone.append(watcher)
+        watcher.connect()
+        while not game.over:
+            game.step(rng)
+        assert len(game.acked) > 4
+        # One action crossed between the processes: the first.
+        assert counters(b).get("forwarded", 0) == 1
+        assert counters(a).get("forwarded", 0) == 0
+        assert counters(a)["handovers"] == 1
+        watcher.wait_seq(len(game.acked))
+        assert watcher.state["over"]
+        assert watcher.events == sorted(set(watcher.events))
+        r = httpx.post(f"{a.base}/api/games/{info['game']}/record", json={"token": info["watch"]})
+        assert r.status_code == 200, r.text
+        record = load_record(r.text)
+        assert record.finished
+        assert replay(record).actions == game.acked
+    finally:
+        for c in everyone:
+            c.close()
+        a.stop()
+        b.stop()
+
+
 def serve_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "koikoi.cli", "serve", "--host", "127.0.0.1", *args]
 

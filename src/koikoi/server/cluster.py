@@ -808,6 +808,8 @@ class Cluster:
             self.hub.drop_room(live, "")
             return
         owner = await self._acquire(game_id)
+        if self.following.get(game_id) is not state:
+            return  # a concurrent recheck (a "free" and a "moved") promoted it already
         if owner == self.node:
             await self._promote(live, state)
         else:
@@ -863,4 +865,48 @@ class Cluster:
                 {"k": "rej", "g": game_id, "q": seq, "a": action, "c": exc.code, "m": exc.message},
             )
             return
+        if self._should_hand_over(live):
+            await self._hand_over(live, node)
+            return
         self.hub.kick_ai(live)
+
+    def _should_hand_over(self, live: LiveRoom) -> bool:
+        """Whether to give a game to the follower that forwards its actions: no client of
+        it is connected here, and it is a friend game still in play (an AI game stays
+        with the node that runs its AI)."""
+        room = live.room
+        return (
+            not live.conns
+            and not room.is_over
+            and all(seat.kind == "human" for seat in room.seats)
+            and self.hub.rooms.get(room.id) is live
+            and room.id in self.owned
+        )
+
+    async def _hand_over(self, live: LiveRoom, node: str) -> None:
+        """Give the game to follower ``node``, whose clients play it while none is
+        connected here: every action they send would otherwise cross between two nodes.
+
+        Under the room's lock (no action of ours in flight), the lease is deleted and
+        the room leaves this node; then ``node`` is told the game is free and takes it
+        as after a graceful stop (:meth:`_recheck`), announcing itself to the other
+        followers. If the database does not answer, the lease expires and ``node``
+        takes the game over after :attr:`lease` seconds, as after a crash.
+        """
+        game_id = live.room.id
+        async with live.lock:
+            if not self._should_hand_over(live):
+                return
+            self.owned.pop(game_id, None)
+            self.hub.drop_room(live, "")
+            try:
+                await self._execute(
+                    "DELETE FROM koikoi_leases WHERE owner = %s AND game_id = %s",
+                    (self.node, game_id),
+                )
+            except Exception as exc:
+                log_event(log, "lease not released", logging.WARNING, error=type(exc).__name__)
+                return
+        self._send(node_channel(node), {"k": "free", "g": game_id, "p": self.node})
+        self.hub.metrics.count("handovers")
+        log_event(log, "game handed over", game=game_id, to=node, actions=live.room.seq)
