@@ -9,10 +9,15 @@ processes on 127.0.0.1 (one process: a fresh SQLite file by default, or
 ``scripts/pg-test-cluster.sh``), creates the friend games (each on a random
 process, the invite claimed on a random process), and plays every game to its
 end with two scripted WebSocket clients making random legal moves (think
-time ``--think`` seconds on average), each client connected to a random
-process, as behind a load balancer without affinity: with two processes about
-half of the actions are forwarded from a follower to the game's owner. Then it
-reports:
+time ``--think`` seconds on average). Each client connects to a random
+process, as behind a load balancer without affinity (``--affinity none``, the
+default), or to the process a hash of its game id picks, as a proxy routing
+``/ws?game=ID`` does (``--affinity game``). A client on another process than
+the game's owner has its actions forwarded; an owner with no client of a game
+hands the game to the process that forwards (counted in ``handovers``), so
+forwarding stays only where the two players are on different processes: with
+two processes and no affinity about a quarter of the actions, with affinity
+almost none. Then it reports:
 
 * the server-side latency per action, p50/p95/p99/max (from receiving the
   ``act`` frame to sending its acknowledgement; there is no AI in friend games),
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import os
 import random
@@ -98,6 +104,21 @@ class Stats:
     acked: int = 0
     errors: list[str] = field(default_factory=list)
     rtt: list[float] = field(default_factory=list)
+    sent_times: list[float] = field(default_factory=list)
+    """When each acknowledged action was sent (perf_counter), beside its round trip."""
+    expected: int = 0
+    """Clients in the run: the barrier opens when all of them have arrived."""
+    arrived: int = 0
+    all_arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the clients may start playing (at once without ``--barrier``)."""
+
+    def arrive(self) -> None:
+        """A client is connected and has its first state (or failed to connect)."""
+        self.arrived += 1
+        if self.arrived >= self.expected:
+            self.all_arrived.set()
+
     finished_games: set[str] = field(default_factory=set)
     acked_by_game: dict[str, int] = field(default_factory=dict)
 
@@ -114,6 +135,7 @@ async def player(
 ) -> None:
     from websockets.asyncio.client import connect
 
+    arrived = False
     try:
         compression = None if no_deflate else "deflate"
         async with connect(url, open_timeout=60, max_size=2**22, compression=compression) as ws:
@@ -122,6 +144,10 @@ async def player(
             async for raw in ws:
                 msg = json.loads(raw)
                 kind = msg["type"]
+                if not arrived and kind in ("state", "error"):
+                    arrived = True
+                    stats.arrive()
+                    await stats.go.wait()
                 if kind == "error":
                     stats.errors.append(f"{game}/{seat}: {msg['code']}: {msg['message']}")
                     continue
@@ -131,6 +157,7 @@ async def player(
                     stats.acked += 1
                     stats.acked_by_game[game] = stats.acked_by_game.get(game, 0) + 1
                     stats.rtt.append(time.perf_counter() - sent_at)
+                    stats.sent_times.append(sent_at)
                     sent_at = None
                 if msg["over"]:
                     stats.finished_games.add(game)
@@ -145,6 +172,19 @@ async def player(
                     stats.sent += 1
     except Exception as exc:  # counted, not raised: the benchmark reports it
         stats.errors.append(f"{game}/{seat}: {type(exc).__name__}: {exc}")
+    finally:
+        if not arrived:
+            stats.arrive()
+
+
+def by_second(stats: Stats, start: float) -> list[list[float]]:
+    """``[second, actions, p95 round trip in ms]`` for each second of play: where in
+    the run the slow actions were (the connection burst at the start, the ends of the
+    rounds, ...)."""
+    buckets: dict[int, list[float]] = {}
+    for sent, rtt in zip(stats.sent_times, stats.rtt, strict=True):
+        buckets.setdefault(int(sent - start), []).append(rtt)
+    return [[k, len(v), round(pct(v, 0.95) * 1000, 1)] for k, v in sorted(buckets.items())]
 
 
 def stored_counts(url: str, game_ids: list[str]) -> dict[str, int]:
@@ -204,11 +244,21 @@ async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> 
         t0 = time.perf_counter()
         games = await asyncio.gather(*(make_game() for _ in range(n_games)))
         created = time.perf_counter() - t0
+
+        def ws_url(game: str) -> str:
+            if args.affinity == "game":  # a proxy hashing the URL's game id
+                digest = int(hashlib.sha256(game.encode()).hexdigest(), 16)
+                return bases[digest % len(bases)].replace("http://", "ws://") + f"/ws?game={game}"
+            return rng.choice(bases).replace("http://", "ws://") + "/ws"
+
+        stats.expected = 2 * len(games)
+        if not args.barrier:
+            stats.go.set()
         cpu_start = await cpu_seconds()
         t1 = time.perf_counter()
         tasks = [
             player(
-                rng.choice(bases).replace("http://", "ws://") + "/ws",
+                ws_url(game),
                 game,
                 token,
                 seat,
@@ -220,8 +270,22 @@ async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> 
             for game, seats, _ in games
             for seat, token in seats
         ]
+        playing = asyncio.gather(*(asyncio.ensure_future(t) for t in tasks))
+        connected = 0.0
+        if args.barrier:
+            # Every client connects and receives its first state, then all start to
+            # play: the latency is that of the games in play, the connection burst
+            # (every client of the run within a fraction of a second) is timed apart.
+            try:
+                await asyncio.wait_for(stats.all_arrived.wait(), timeout=args.timeout)
+            except TimeoutError:
+                stats.errors.append(f"not every client connected within {args.timeout} s")
+            connected = time.perf_counter() - t1
+            cpu_start = await cpu_seconds()
+            t1 = time.perf_counter()
+            stats.go.set()
         try:
-            await asyncio.wait_for(asyncio.gather(*tasks), timeout=args.timeout)
+            await asyncio.wait_for(playing, timeout=args.timeout)
         except TimeoutError:
             stats.errors.append(f"timeout after {args.timeout} s")
         played = time.perf_counter() - t1
@@ -257,13 +321,18 @@ async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> 
         "processes": len(bases),
         "server_p95_ms_each": [m["action_latency_ms"]["p95"] for m in every],
         "forwarded": sum(m["counters"].get("forwarded", 0) for m in every),
+        "handovers": sum(m["counters"].get("handovers", 0) for m in every),
+        "counters": [m["counters"] for m in every],
         "games": n_games,
         "clients": 2 * n_games,
         "rounds_per_game": args.rounds,
         "think_s": args.think,
         "deflate": args.server_deflate and not args.no_deflate,
+        "affinity": args.affinity,
         "database": args.database_url.split("://")[0],
         "create_s": round(created, 2),
+        "barrier": args.barrier,
+        "connect_s": round(connected, 2) if args.barrier else None,
         "play_s": round(played, 2),
         "actions_sent": stats.sent,
         "actions_acked": stats.acked,
@@ -277,6 +346,7 @@ async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> 
             "max": round(max(stats.rtt, default=0) * 1000, 3),
             "mean": round(statistics.fmean(stats.rtt) * 1000, 3) if stats.rtt else None,
         },
+        "client_rtt_p95_by_second": by_second(stats, t1),
         "errors": len(stats.errors),
         "error_samples": stats.errors[:10],
         "lost_actions": lost,
@@ -396,6 +466,22 @@ def main(argv: list[str] | None = None) -> int:
         help="clients refuse permessage-deflate (browsers accept it; default: accept)",
     )
     parser.add_argument(
+        "--barrier",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="connect every client (hello, first state) before any plays, and time the "
+        "connection burst apart (default); --no-barrier: each plays as soon as connected, "
+        "the burst inside the latency figures",
+    )
+    parser.add_argument(
+        "--affinity",
+        choices=("none", "game"),
+        default="none",
+        help="how the clients pick a process: none (at random, a proxy without affinity; "
+        "the default) or game (by a hash of the game id in /ws?game=, as deploy/nginx.conf "
+        "does)",
+    )
+    parser.add_argument(
         "--server-deflate",
         action="store_true",
         help="the servers accept permessage-deflate (koikoi serve --ws-deflate; default: off, "
@@ -474,15 +560,16 @@ def table(reports: list[dict[str, Any]]) -> str:
     """Server p95 against games and processes (Markdown)."""
     lines = [
         "| processes | games | actions | actions/s | server p50 | server p95 | p99 "
-        "| CPU ms/action | forwarded | errors | lost |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| CPU ms/action | forwarded | handovers | errors | lost |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in reports:
         s = r["server_latency_ms"]
         lines.append(
             f"| {r['processes']} | {r['games']} | {r['actions_acked']:,} | "
             f"{r['actions_per_s']:,} | {s['p50']} ms | **{s['p95']} ms** | {s['p99']} ms | "
-            f"{r['server_cpu_ms_per_action']} | {r['forwarded']:,} | {r['errors']} | "
+            f"{r['server_cpu_ms_per_action']} | {r['forwarded']:,} | {r['handovers']:,} | "
+            f"{r['errors']} | "
             f"{r['lost_actions']} |"
         )
     return "\n".join(lines)

@@ -227,7 +227,10 @@
   function connect() {
     if (!G.active) return;
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    const ws = new WebSocket(scheme + location.host + "/ws");
+    // The game id in the URL lets a proxy send both players of a game to one server
+    // process (deploy.md); the server itself reads the game from the token.
+    const query = G.game ? "?game=" + encodeURIComponent(G.game) : "";
+    const ws = new WebSocket(scheme + location.host + "/ws" + query);
     G.ws = ws;
     ws.addEventListener("open", () => {
       G.retries = 0;
