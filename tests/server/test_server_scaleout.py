@@ -465,3 +465,45 @@ def test_late_renewal_and_lost_lease(make_client: Callable[..., Any]) -> None:
         assert state["seq"] == 1 and cluster.follows(game)
     with psycopg.connect(conninfo_of(url), autocommit=True) as conn:
         conn.execute("DELETE FROM koikoi_leases WHERE game_id = %s", (game,))
+
+
+@needs_pg
+def test_stale_leases_are_swept(make_client: Callable[..., Any]) -> None:
+    """Leases left by nodes that died long ago are deleted; a lease expired a moment
+    ago (its game may be taken over soon) and a live one stay."""
+    import psycopg
+
+    from koikoi.server.cluster import STALE_LEASE_SECONDS, conninfo_of
+
+    url = os.environ[PG_URL_ENV]
+    client = make_client(url=url)
+    cluster = client.app.state.hub.cluster
+    assert cluster is not None
+    rows = {
+        "sweep-old": STALE_LEASE_SECONDS + 60,
+        "sweep-recent": 60.0,
+        "sweep-live": -60.0,
+    }
+    with psycopg.connect(conninfo_of(url), autocommit=True) as conn:
+        for game, ago in rows.items():
+            conn.execute(
+                "INSERT INTO koikoi_leases (game_id, owner, expires_at) VALUES "
+                "(%s, 'dead-node', now() - make_interval(secs => %s)) "
+                "ON CONFLICT (game_id) DO UPDATE SET expires_at = EXCLUDED.expires_at",
+                (game, ago),
+            )
+    try:
+        assert client.portal.call(cluster.sweep_stale_leases) >= 1
+        with psycopg.connect(conninfo_of(url), autocommit=True) as conn:
+            left = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT game_id FROM koikoi_leases WHERE game_id = ANY(%s)", (list(rows),)
+                )
+            }
+        assert left == {"sweep-recent", "sweep-live"}
+        metrics = client.get("/metrics", headers={"accept": "application/json"}).json()
+        assert metrics["counters"]["stale_leases_deleted"] >= 1
+    finally:
+        with psycopg.connect(conninfo_of(url), autocommit=True) as conn:
+            conn.execute("DELETE FROM koikoi_leases WHERE game_id = ANY(%s)", (list(rows),))

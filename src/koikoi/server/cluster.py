@@ -41,6 +41,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 import threading
 import time
@@ -71,6 +72,12 @@ the database (take a lease, read stored actions), and the acknowledgements of ev
 other game's forwarded actions ("did") would queue behind them. The order they lose
 does not matter: applying a stored action checks its sequence number, and a gap is
 read from the stored actions."""
+STALE_LEASE_SECONDS: Final = 3600.0
+"""A lease expired this long ago is deleted by :meth:`Cluster.sweep_stale_leases`: its
+node died and nobody reopened the game since (a game reopened later simply takes a
+new lease)."""
+SWEEP_EVERY_SECONDS: Final = 600.0
+"""How often each node sweeps (any node may; the statement is idempotent)."""
 PAYLOAD_LIMIT: Final = 7000
 """PostgreSQL refuses NOTIFY payloads of 8000 bytes and more."""
 LEASE_TABLE_SQL: Final = """
@@ -375,12 +382,31 @@ class Cluster:
         except Exception as exc:
             log_event(log, "lease not released", logging.WARNING, error=type(exc).__name__)
 
+    async def sweep_stale_leases(self) -> int:
+        """Delete the leases expired more than :data:`STALE_LEASE_SECONDS` ago (left by
+        nodes that died); returns how many."""
+        rows = await self._execute(
+            "DELETE FROM koikoi_leases "
+            "WHERE expires_at < now() - make_interval(secs => %s) RETURNING game_id",
+            (STALE_LEASE_SECONDS,),
+        )
+        if rows:
+            self.hub.metrics.count("stale_leases_deleted", len(rows))
+            log_event(log, "stale leases deleted", count=len(rows))
+        return len(rows)
+
     async def _lease_loop(self) -> None:
+        # The first sweep at a random point of the period: nodes started together
+        # do not all sweep at once.
+        next_sweep = time.monotonic() + random.uniform(0, SWEEP_EVERY_SECONDS)
         while True:
             await asyncio.sleep(self.tick)
             try:
                 await self._take_over_orphans()
                 self._heartbeat()
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
+                    await self.sweep_stale_leases()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
