@@ -176,6 +176,25 @@ def test_caps_per_address_and_without_hello_refuse_with_1013(make_client: Any) -
     assert client.get("/healthz").json()["connections"] == 0
 
 
+def test_repeated_refusals_are_logged_once_with_a_count(
+    make_client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A flood from one address must not write a log line per refused connection: the
+    first refusal is logged, the next ones within 10 s are only counted (metrics)."""
+    caplog.set_level(logging.INFO, logger="koikoi.server")
+    client = make_client(replace(FAST, max_unauthenticated_per_address=1))
+    with client.websocket_connect("/ws"):
+        for _ in range(5):
+            with client.websocket_connect("/ws") as extra:
+                code, _ = closed_with(extra)
+            assert code == 1013
+    lines = server_lines(caplog, "connection refused")
+    assert len(lines) == 1
+    assert lines[0].fields["not_logged"] == 0  # type: ignore[attr-defined]
+    metrics = client.get("/metrics")
+    assert 'koikoi_events_total{event="connections_refused"} 5\n' in metrics.text
+
+
 def test_hello_deadline_closes_a_silent_connection_with_4408(make_client: Any) -> None:
     client = make_client(replace(FAST, hello_timeout=0.3))
     started = time.monotonic()
@@ -283,8 +302,13 @@ def test_config_from_the_environment() -> None:
         "KOIKOI_HELLO_TIMEOUT": "2.5",
         "KOIKOI_MAX_AI_GAMES_PER_ADDRESS": "3",
         "KOIKOI_FINISHED_GRACE": "",
+        "KOIKOI_HTTP_RATE": "40",
+        "KOIKOI_HTTP_BURST": "400",
+        "KOIKOI_MESSAGE_RATE": "12.5",
     }
     config = ServerConfig.from_env(env, allow_seed=True)
+    assert (config.http_rate, config.http_burst, config.message_rate) == (40.0, 400.0, 12.5)
+    assert config.message_burst == ServerConfig().message_burst
     assert (config.max_connections_per_address, config.max_unauthenticated_per_address) == (10, 4)
     assert config.hello_timeout == 2.5 and config.max_ai_games_per_address == 3
     assert config.finished_grace == ServerConfig().finished_grace and config.allow_seed

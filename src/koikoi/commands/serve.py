@@ -49,6 +49,10 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
         "worker processes that choose the AI's moves (one per CPU core but one)",
     ),
     ("--ai-timeout", float, 30.0, "seconds one AI move may take before it fails"),
+    ("--http-rate", float, 2.0, "game creations and joins per second from one address"),
+    ("--http-burst", float, 60.0, "game creations and joins one address may make at once"),
+    ("--message-rate", float, 10.0, "WebSocket messages per second on one connection"),
+    ("--message-burst", float, 30.0, "WebSocket messages one connection may send at once"),
     (
         "--lease-seconds",
         float,

@@ -765,7 +765,7 @@ async def ws_endpoint(websocket: WebSocket) -> None:
     peer = client[0] if client else ""
     if not _same_origin(websocket):
         hub.metrics.count("connections_refused")
-        log_event(log, "connection refused", logging.WARNING, client=peer, reason="cross-origin")
+        hub.log_refusal(peer, "cross-origin")
         await websocket.close(code=1008, reason="cross-origin WebSocket refused")
         return
     try:

@@ -48,7 +48,7 @@ from koikoi.server.aipool import (
     decision_seed,
     default_workers,
 )
-from koikoi.server.logs import LOGGER_NAME, log_event
+from koikoi.server.logs import LOGGER_NAME, LogThrottle, log_event
 from koikoi.server.protocol import (
     AGENT_CHOICES,
     LEVEL_AGENTS,
@@ -196,6 +196,10 @@ ENV_FIELDS: Final = (
     "ai_workers",
     "ai_timeout",
     "lease_seconds",
+    "http_rate",
+    "http_burst",
+    "message_rate",
+    "message_burst",
 )
 """The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
 
@@ -467,6 +471,8 @@ class Hub:
         self.connections: set[Connection] = set()
         """Every open connection, with or without hello."""
         self._per_address: collections.Counter[str] = collections.Counter()
+        self._refusal_log = LogThrottle()
+        """Refused connections logged once per address and reason every 10 s."""
         self._unauthenticated: collections.Counter[str] = collections.Counter()
         self._ai_games: dict[str, set[str]] = {}
         """Client address -> its unfinished AI games in memory."""
@@ -897,9 +903,7 @@ class Hub:
             )
         if refusal is not None:
             self.metrics.count("connections_refused")
-            log_event(
-                log, "connection refused", logging.WARNING, client=peer, reason=refusal.reason
-            )
+            self.log_refusal(peer, refusal.reason)
             raise refusal
         conn = Connection(cfg, peer)
         self.connections.add(conn)
@@ -907,6 +911,20 @@ class Hub:
         self._unauthenticated[peer] += 1
         self.metrics.count("connections")
         return conn
+
+    def log_refusal(self, peer: str, reason: str) -> None:
+        """Log a refused connection: one line per address and reason every 10 s, with
+        the number left out since (``/metrics`` counts every one)."""
+        left_out = self._refusal_log.admit((peer, reason))
+        if left_out is not None:
+            log_event(
+                log,
+                "connection refused",
+                logging.WARNING,
+                client=peer,
+                reason=reason,
+                not_logged=left_out,
+            )
 
     def _authenticated(self, conn: Connection) -> None:
         self._decrement(self._unauthenticated, conn.peer)
