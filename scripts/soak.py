@@ -149,11 +149,12 @@ def serve(args: argparse.Namespace) -> int:
         ai_workers=1,
     )
     uvicorn.run(
-        create_app(args.database_url, config=config),
+        create_app(args.database_url, config=config, settle_gc=True),
         host="127.0.0.1",
         port=args.port,
         log_config=None,
         access_log=False,
+        ws_per_message_deflate=False,
         timeout_graceful_shutdown=10,
     )
     return 0
