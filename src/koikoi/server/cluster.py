@@ -759,8 +759,14 @@ class Cluster:
                     async for note in conn.notifies():
                         try:
                             msg = json.loads(note.payload)
-                        except ValueError:
+                        except ValueError as exc:
                             self.hub.metrics.count("cluster_errors")
+                            log_event(
+                                log,
+                                "cluster message failed",
+                                logging.ERROR,
+                                error=type(exc).__name__,
+                            )
                             continue
                         if isinstance(msg, dict) and msg.get("k") in _BESIDE_THE_LOOP:
                             self._spawn(self._on_message_logged(msg))
