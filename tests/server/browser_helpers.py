@@ -271,6 +271,25 @@ def do_action(
         page.keyboard.press("Enter")
 
 
+def mover_at(page: Any, room: Any, seq: int) -> int | None:
+    """The player to move at ``seq`` as the page's own state of that seq says, once the
+    page has drawn it; ``None`` when the game moved on meanwhile (look again).
+
+    Reading ``room.match.current`` and ``room.seq`` one after the other is not enough:
+    the server's thread applies actions at any moment, and a page resolves a capture
+    between two interchangeable Plains by itself, so the two reads may belong to
+    different moves (the page of the other seat was then asked to play).
+    """
+    page.wait_for_function(
+        "n => !!window.KOIKOI.state && window.KOIKOI.state.seq >= n && !window.KOIKOI.running",
+        arg=seq,
+    )
+    got = page.evaluate("() => [window.KOIKOI.state.seq, window.KOIKOI.state.view.current]")
+    if got[0] != seq or room.seq != seq:
+        return None
+    return int(got[1])
+
+
 def play_plain_move(page: Any, room: Any, seq: int, deadline: float) -> None:
     """The player to move makes the plainest move through ``page``: stop when asked, else
     the first offered capture, else the first playable card (and its first target); then
@@ -279,7 +298,13 @@ def play_plain_move(page: Any, room: Any, seq: int, deadline: float) -> None:
         page.wait_for_selector("#koikoi-dialog[open]")
         page.click("#stop-btn")
     elif room.match.phase is Phase.TAKE:
-        page.locator("#field button.card.target").first.click()
+        # The page takes by itself when both targets are interchangeable Plains.
+        targets = page.locator("#field button.card.target")
+        while room.seq == seq and not targets.count():
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        if room.seq == seq:
+            targets.first.click()
     else:
         page.locator("#bottom-hand button.card.playable").first.click()
         if page.locator("#field button.card.target").count():

@@ -17,7 +17,7 @@ import re
 import time
 from typing import Any
 
-from browser_helpers import AI_LEVEL, Page, game_id, hub_room, simulate
+from browser_helpers import AI_LEVEL, Page, game_id, hub_room, mover_at, simulate
 from server_helpers import ThreadServer
 
 from koikoi.actions import KOIKOI_ID
@@ -146,10 +146,8 @@ def _play_the_round(p: Page, server: ThreadServer, game: str, audit: Audit) -> N
             time.sleep(0.02)
             continue
         seq = room.seq
-        page.wait_for_function(
-            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
-            arg=seq,
-        )
+        if mover_at(page, room, seq) != 0:
+            continue
         if not read_table:
             audit.read("game table")
             read_table = True
@@ -159,7 +157,12 @@ def _play_the_round(p: Page, server: ThreadServer, game: str, audit: Audit) -> N
             page.click("#stop-btn" if called else "#koikoi-btn")
             called = True
         elif room.match.phase is Phase.TAKE:
-            page.locator("#field button.card.target").first.click()
+            targets = page.locator("#field button.card.target")
+            while room.seq == seq and not targets.count():  # or the page takes by itself
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+            if room.seq == seq:
+                targets.first.click()
         else:
             page.locator("#bottom-hand button.card.playable").first.click()
             if page.locator("#field button.card.target").count():

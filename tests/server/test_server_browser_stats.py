@@ -14,6 +14,7 @@ from browser_helpers import (
     dismiss_round_dialog,
     game_id,
     hub_room,
+    mover_at,
     play_plain_move,
     start_ai_game,
 )
@@ -31,10 +32,8 @@ def play_one_round(p: Page, server: ThreadServer, game: str) -> None:
             time.sleep(0.02)
             continue
         seq = room.seq
-        page.wait_for_function(
-            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
-            arg=seq,
-        )
+        if mover_at(page, room, seq) != 0:
+            continue
         dismiss_round_dialog(p, {"round": True})
         play_plain_move(page, room, seq, deadline)
 
@@ -122,15 +121,31 @@ def test_quick_match_then_both_ratings_on_the_leaderboard(
     deadline = time.monotonic() + 90
     while not room.is_over:
         assert time.monotonic() < deadline
-        seat = room.match.current
-        page = pages[seat].page
         seq = room.seq
-        page.wait_for_function(
-            "n => !!window.KOIKOI.state && window.KOIKOI.state.seq === n && !window.KOIKOI.running",
-            arg=seq,
-        )
+        seat = mover_at(pages[0].page, room, seq)
+        if seat is None:
+            continue
+        page = pages[seat].page
+        if seat != 0 and mover_at(page, room, seq) is None:
+            continue
         dismiss_round_dialog(pages[seat], {"round": True})
-        play_plain_move(page, room, seq, deadline)
+        try:
+            play_plain_move(page, room, seq, deadline)
+        except Exception as exc:  # say what each page believed, to tell a race from a bug
+            seen = {
+                n: q.page.evaluate(
+                    "() => { const G = window.KOIKOI; const v = G.state && G.state.view;"
+                    " return {seat: G.seat, role: G.role, pending: G.pending, game: G.game,"
+                    " seq: G.state && G.state.seq, current: v && v.current,"
+                    " phase: v && v.phase, legal: v && v.legal.length,"
+                    " dialogs: [...document.querySelectorAll('dialog[open]')].map(d => d.id)}; }"
+                )
+                for n, q in pages.items()
+            }
+            server_side = (room.seq, room.match.current, room.match.phase, room.is_over)
+            raise AssertionError(
+                f"seat {seat} could not move: pages {seen}, server {server_side}"
+            ) from exc
     live = server.app.state.hub.rooms[game]
     while not live.finished_stored:
         assert time.monotonic() < deadline
