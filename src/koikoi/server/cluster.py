@@ -183,7 +183,7 @@ class Cluster:
         self._tasks: list[asyncio.Task[None]] = []
         self._listening = asyncio.Event()
         self._closing = False
-        self._background: set[asyncio.Future[None]] = set()
+        self._background: set[asyncio.Future[object]] = set()
         self._stop_renewing = threading.Event()
         self._renewer: threading.Thread | None = None
 
@@ -243,7 +243,7 @@ class Cluster:
                     await conn.close()
         log_event(log, "cluster node stopped", node=self.node, released=len(games))
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, object]) -> None:
         task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -374,13 +374,16 @@ class Cluster:
                         ProtocolError("server_error", "the game was reloaded; reconnect")
                     )
 
-    async def _release_lease(self, game_id: str) -> None:
+    async def _release_lease(self, game_id: str) -> bool:
+        """Delete this node's lease of ``game_id``; False (logged) if the database failed."""
         try:
             await self._execute(
                 "DELETE FROM koikoi_leases WHERE owner = %s AND game_id = %s", (self.node, game_id)
             )
         except Exception as exc:
             log_event(log, "lease not released", logging.WARNING, error=type(exc).__name__)
+            return False
+        return True
 
     async def sweep_stale_leases(self) -> int:
         """Delete the leases expired more than :data:`STALE_LEASE_SECONDS` ago (left by
@@ -961,13 +964,7 @@ class Cluster:
                 return
             self.owned.pop(game_id, None)
             self.hub.drop_room(live, "")
-            try:
-                await self._execute(
-                    "DELETE FROM koikoi_leases WHERE owner = %s AND game_id = %s",
-                    (self.node, game_id),
-                )
-            except Exception as exc:
-                log_event(log, "lease not released", logging.WARNING, error=type(exc).__name__)
+            if not await self._release_lease(game_id):
                 return
         self._send(node_channel(node), {"k": "free", "g": game_id, "p": self.node})
         self.hub.metrics.count("handovers")
