@@ -19,6 +19,7 @@ import dataclasses
 import random
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -153,6 +154,20 @@ def _final(rnd: Round) -> tuple[Any, ...]:
         rnd.field,
         (rnd.piles[0], rnd.piles[1]),
     )
+
+
+def _policy_steps(rules: Rules, n: int, seed: int, policy: str) -> Iterator[tuple[Round, int]]:
+    """Every action of kernel rounds played by ``policy`` from :func:`_positions`, with
+    the reference round just before it (``ref``: the caller reads its phase and legal
+    ids); then the action is applied to ``ref`` (checked), and at the end of each round
+    its settlement must be the kernel's."""
+    for i, rnd in enumerate(_positions(rules, n, seed)):
+        kr = kernel.play_round(rnd, i, policy)
+        ref = rnd.clone()
+        for a in kr.actions:
+            yield ref, a
+            ref.apply(a)
+        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
 
 
 def _agree(rules: Rules, n: int, seed: int, stats: Counter[str] | None = None) -> list[str]:
@@ -427,20 +442,15 @@ def test_greedy_policy_is_greedy(name: str) -> None:
     """Every greedy action is one GreedyAgent values best; it always stops."""
     rules = ALL_RULES[name]
     stops = 0
-    for i, rnd in enumerate(_positions(rules, 150, 6)):
-        kr = kernel.play_round(rnd, i, "greedy")
-        ref = rnd.clone()
-        for a in kr.actions:
-            ids = ref.legal_ids()
-            if ref.phase is Phase.DECIDE:
-                assert a == STOP_ID
-                stops += 1
-            else:
-                view = view_of_round(ref, ref.current)
-                values = {b: GreedyAgent._value(view, b) for b in ids}
-                assert values[a] == max(values.values()), (ids, a, values)
-            ref.apply(a)
-        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    for ref, a in _policy_steps(rules, 150, 6, "greedy"):
+        ids = ref.legal_ids()
+        if ref.phase is Phase.DECIDE:
+            assert a == STOP_ID
+            stops += 1
+        else:
+            view = view_of_round(ref, ref.current)
+            values = {b: GreedyAgent._value(view, b) for b in ids}
+            assert values[a] == max(values.values()), (ids, a, values)
     assert stops > 20
 
 
@@ -454,20 +464,15 @@ def test_yaku_policy_prefers_yaku_progress(name: str) -> None:
     """
     rules = get_rules(name)
     differs = 0
-    for i, rnd in enumerate(_positions(rules, 120, 8)):
-        kr = kernel.play_round(rnd, i, "yaku")
-        ref = rnd.clone()
-        for a in kr.actions:
-            ids = ref.legal_ids()
-            if ref.phase is Phase.DECIDE:
-                assert a == STOP_ID
-            else:
-                values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
-                assert values[a] == max(values.values()), (ids, a, values)
-                greedy = {b: kernel._greedy_value(ref.field, b) for b in ids}
-                differs += greedy[a] != max(greedy.values())
-            ref.apply(a)
-        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    for ref, a in _policy_steps(rules, 120, 8, "yaku"):
+        ids = ref.legal_ids()
+        if ref.phase is Phase.DECIDE:
+            assert a == STOP_ID
+        else:
+            values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
+            assert values[a] == max(values.values()), (ids, a, values)
+            greedy = {b: kernel._greedy_value(ref.field, b) for b in ids}
+            differs += greedy[a] != max(greedy.values())
     assert differs > 0
 
 
@@ -482,20 +487,15 @@ def test_tactical_policy_matches_the_reference_values(name: str) -> None:
     """
     rules = ALL_RULES[name] if name in ALL_RULES else get_rules(name)
     differs = 0
-    for i, rnd in enumerate(_positions(rules, 120, 8)):
-        kr = kernel.play_round(rnd, i, "tactical")
-        ref = rnd.clone()
-        for a in kr.actions:
-            ids = ref.legal_ids()
-            if ref.phase is Phase.DECIDE:
-                assert a == STOP_ID
-            else:
-                values = dict(zip(ids, kernel._tactical_values(ref, ids), strict=True))
-                assert values[a] == max(values.values()), (ids, a, values)
-                yaku = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
-                differs += yaku[a] != max(yaku.values())
-            ref.apply(a)
-        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    for ref, a in _policy_steps(rules, 120, 8, "tactical"):
+        ids = ref.legal_ids()
+        if ref.phase is Phase.DECIDE:
+            assert a == STOP_ID
+        else:
+            values = dict(zip(ids, kernel._tactical_values(ref, ids), strict=True))
+            assert values[a] == max(values.values()), (ids, a, values)
+            yaku = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
+            differs += yaku[a] != max(yaku.values())
     assert differs > 0
 
 
@@ -559,20 +559,15 @@ def test_bold_policy_matches_the_reference(name: str) -> None:
     some calls, many stops, and the same choice as ``_bold_koikoi`` every time."""
     rules = get_rules(name)
     calls = stops = 0
-    for i, rnd in enumerate(_positions(rules, 150, 12)):
-        kr = kernel.play_round(rnd, i, "bold")
-        ref = rnd.clone()
-        for a in kr.actions:
-            ids = ref.legal_ids()
-            if ref.phase is Phase.DECIDE:
-                assert a == (KOIKOI_ID if kernel._bold_koikoi(ref) else STOP_ID)
-                calls += a == KOIKOI_ID
-                stops += a == STOP_ID
-            elif len(ids) > 1:
-                values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
-                assert values[a] == max(values.values())
-            ref.apply_id(a)
-        assert _final(ref)[:4] == (kr.winner, kr.points, kr.deltas, kr.reason)
+    for ref, a in _policy_steps(rules, 150, 12, "bold"):
+        ids = ref.legal_ids()
+        if ref.phase is Phase.DECIDE:
+            assert a == (KOIKOI_ID if kernel._bold_koikoi(ref) else STOP_ID)
+            calls += a == KOIKOI_ID
+            stops += a == STOP_ID
+        elif len(ids) > 1:
+            values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
+            assert values[a] == max(values.values())
     assert calls > 3 and stops > calls
 
 
