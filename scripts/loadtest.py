@@ -270,7 +270,7 @@ async def run_load(args: argparse.Namespace, bases: list[str], n_games: int) -> 
             for game, seats, _ in games
             for seat, token in seats
         ]
-        playing = asyncio.gather(*(asyncio.ensure_future(t) for t in tasks))
+        playing = asyncio.gather(*tasks)  # scheduled now: they connect during the barrier
         connected = 0.0
         if args.barrier:
             # Every client connects and receives its first state, then all start to

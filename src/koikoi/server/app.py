@@ -808,7 +808,7 @@ def settle_memory() -> None:
 
     Every object alive then (modules, compiled tables, the app) is collected once and
     frozen: later full collections do not walk over them again, which made them pause
-    the event loop for 40-80 ms under load. Young collections run less often
+    the event loop for 40-110 ms under load. Young collections run less often
     (:data:`GC_YOUNG_THRESHOLD`). Process-wide: only the server's entry points call it
     (``create_app(settle_gc=True)``), never a library user or a test.
     """
