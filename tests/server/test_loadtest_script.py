@@ -34,7 +34,9 @@ def test_one_process_on_sqlite(tmp_path: Path) -> None:
     status, [report] = run_loadtest(tmp_path, "--games", "3")
     assert status == 0, report["error_samples"]
     assert report["errors"] == 0 and report["lost_actions"] == 0
-    assert report["actions_acked"] == report["actions_stored"] > 3 * 8
+    # A one-round game may end after a few actions (or at the deal): the deals are
+    # the server's, so only "some actions, every one stored" holds for every run.
+    assert report["actions_acked"] == report["actions_stored"] > 0
     # The barrier: every client connected before any played, timed apart.
     assert report["barrier"] and report["connect_s"] is not None
     by_second = report["client_rtt_p95_by_second"]
