@@ -404,8 +404,13 @@ def start_servers(args: argparse.Namespace, url: str, n: int) -> list[tuple[str,
             cmd.append("--server-deflate")
         proc = subprocess.Popen(cmd, env=env, cwd=str(ROOT), preexec_fn=_raise_fd_limit)
         out.append((f"http://127.0.0.1:{port}", proc))
-    for base, proc in out:
-        wait_healthy(base, proc, timeout=120)
+    try:
+        for base, proc in out:
+            wait_healthy(base, proc, timeout=120)
+    except BaseException:
+        # The others would outlive this script and hold its output pipes open.
+        stop_servers(out)
+        raise
     return out
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
+import threading
 from typing import Any
 
 import pytest
@@ -13,10 +15,14 @@ from koikoi.agents import make_agent
 from koikoi.errors import RecordError
 from koikoi.opponents import hint_values
 from koikoi.rules import get_rules
+from koikoi.server.lobby import LobbyQueue
+from koikoi.server.players import PlayerStore
 from koikoi.server.protocol import ProtocolError
 from koikoi.server.rooms import Room, SeatInfo, ai_rng, token_hash
 from koikoi.server.storage import NewGame, SeatData, Storage, default_database_url, normalize_url
 from koikoi.views import view_of
+
+PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
 
 
 def make_game(store: Storage, seed: int = 5) -> NewGame:
@@ -195,3 +201,51 @@ def test_the_expert_hint_rates_every_legal_action_in_points_and_match_equity() -
         "equity" not in o and abs(o["score"] - o["points"]) <= 0.005 + 1e-4 for o in hint["options"]
     )
     assert ai_rng(4, 0).random() == ai_rng(4, 0).random() != ai_rng(4, 1).random()
+
+
+@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+def test_processes_starting_together_on_an_empty_database_all_start() -> None:
+    """Servers started at once on an empty PostgreSQL database each create the tables:
+    without the schema lock one of them failed with a unique violation on ``pg_type``
+    (and ``koikoi serve --workers`` or a load test lost a process)."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = os.environ.get(PG_URL_ENV)
+    if not url:
+        pytest.skip(f"{PG_URL_ENV} is not set")
+    name = f"koikoi_schema_{secrets.token_hex(4)}"
+    admin = make_url(url).set(drivername="postgresql")
+    conninfo = admin.render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    fresh = admin.set(database=name).render_as_string(hide_password=False)
+    stores: list[Storage] = []
+    failures: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def open_store() -> None:
+        start.wait()
+        try:
+            store = Storage(fresh)
+            PlayerStore(store)
+            LobbyQueue(store)
+            stores.append(store)
+        except BaseException as exc:  # reported by the assertion below
+            failures.append(exc)
+
+    try:
+        threads = [threading.Thread(target=open_store) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert failures == [], failures[:1]
+        assert len(stores) == 6
+        game = make_game(stores[0])
+        assert stores[5].load_game(game.id) is not None
+    finally:
+        for store in stores:
+            store.dispose()
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -127,7 +127,7 @@ class LobbyQueue:
         # several processes); a shared in-memory SQLite connection needs it too.
         self._lock = threading.Lock()
         tables = Base.metadata.tables
-        Base.metadata.create_all(self.engine, tables=[tables["players"], tables["lobby_queue"]])
+        storage.create_tables([tables["players"], tables["lobby_queue"]])
 
     def ask(
         self, player_id: str, name: str, rules: str, rounds: int | None, token: str

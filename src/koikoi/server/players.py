@@ -281,7 +281,7 @@ class PlayerStore:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.engine = storage.engine
-        Base.metadata.create_all(self.engine, tables=[Base.metadata.tables[t] for t in _TABLES])
+        storage.create_tables([Base.metadata.tables[t] for t in _TABLES])
 
     def find_player(self, digest: str) -> PlayerData | None:
         """The player of a key hash, or None."""

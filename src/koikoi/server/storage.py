@@ -38,11 +38,13 @@ from sqlalchemy import (
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.sql.schema import Table
 
 __all__ = [
     "ActionRow",
@@ -58,6 +60,10 @@ __all__ = [
 ]
 
 DB_FILE_NAME: Final = "koikoi.db"
+
+SCHEMA_LOCK_KEY: Final = 7105311
+"""The PostgreSQL advisory lock held while tables are created (the lease table's is
+7105310): processes started together on an empty database create them one at a time."""
 
 
 def default_database_url() -> str:
@@ -199,12 +205,23 @@ class Storage:
         self.engine: Engine = create_engine(self.url, **kwargs)
         if self.dialect == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        Base.metadata.create_all(self.engine)
+        self.create_tables()
         # A plain Core insert (the hot path: one per batch of actions).
         self._insert_action = insert(Base.metadata.tables["actions"])
         self.finish_hooks: list[Callable[[Connection, str], object]] = []
         """Called as ``hook(connection, game_id)`` inside :meth:`finish_game`'s transaction
         (the players' ratings are updated with the game's result, or not at all)."""
+
+    def create_tables(self, tables: Sequence[Table] | None = None) -> None:
+        """Create ``tables`` (default: all of them) where missing.
+
+        On PostgreSQL this happens in one transaction under an advisory lock: two
+        processes checking for a table at once would both try to create it, and the
+        second would fail to start (a ``pg_type`` unique violation)."""
+        with self.engine.begin() as conn:
+            if not self.is_sqlite:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+            Base.metadata.create_all(conn, tables=tables)
 
     @property
     def is_sqlite(self) -> bool:
