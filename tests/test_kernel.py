@@ -807,6 +807,43 @@ def test_batch_search_deals_the_declined_months_last() -> None:
 
 
 @needs_numba
+def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
+    """The same Sanko chase: opponent hands given without a March card are worth more to
+    the searching player than hands with one, and every given hand is used."""
+    from koikoi_testkit import make_round
+
+    rnd = make_round(
+        hand0="2P1 5P1 6P1 7P1",
+        hand1="11P 12P1 12P2 4P2",
+        field="3L 4P1 9P1 10P1",
+        piles=("", "1L 8L"),
+    )
+    ids = rnd.legal_ids()
+    view = view_of_round(rnd, 0)
+    hidden = view.unseen
+    march = month_mask(3) & hidden
+    others = [c for c in range(48) if (hidden & ~march) >> c & 1]
+    with_march = [
+        (1 << (march.bit_length() - 1)) | (1 << others[0]) | (1 << others[1]) | (1 << others[2])
+    ]
+    without = [sum(1 << c for c in others[i : i + 4]) for i in range(0, 12, 4)]
+
+    def value(hands: list[int]) -> float:
+        search = kernel.BatchSearch(rnd, 0, seed=5, rollouts=1, hands=hands)
+        return float(search.run(ids, 2000).mean())
+
+    assert value(without) > value(with_march) + 0.4
+    # The avoid rule is not applied on top of a given hand.
+    told = kernel.BatchSearch(rnd, 0, seed=5, rollouts=1, avoid=march, hands=with_march)
+    assert float(told.run(ids, 2000).mean()) == value(with_march)
+    mine = rnd.hands[0] & -rnd.hands[0]  # a card of the searching player's own hand
+    seen = (without[0] & (without[0] - 1)) | mine
+    for bad in ([seen], [without[0] | 1 << others[5]]):
+        with pytest.raises(InvalidInputError, match="hands: each must be 4 of the cards"):
+            kernel.BatchSearch(rnd, 0, seed=5, hands=bad)
+
+
+@needs_numba
 def test_kernel_utility_is_the_match_utility() -> None:
 
     import numpy as np

@@ -181,6 +181,7 @@ class Round:
         "month",
         "phase",
         "piles",
+        "plays",
         "round_number",
         "rules",
         "scorer",
@@ -212,6 +213,9 @@ class Round:
     declined: list[int]
     """Per player, every card of each month that was on the field when they laid a
     hand card without capturing (public; a hint that they held none of those months)."""
+    plays: tuple[tuple[int, int, int], ...]
+    """The hand plays of this round so far, as ``(player, card, field before the play)``
+    (public; what :mod:`koikoi.agents.inference` reads the opponent's hand from)."""
     settlement: Settlement | None
     events: list[Event] | None
 
@@ -256,6 +260,7 @@ class Round:
         self.called_score = [0, 0]
         self.last_improver = None
         self.declined = [0, 0]
+        self.plays = ()
         self.settlement = None
         self.events = [] if events else None
         self._configure()
@@ -297,6 +302,7 @@ class Round:
         last_improver: int | None,
         declined: tuple[int, int],
         turn_score: int | None = None,
+        plays: tuple[tuple[int, int, int], ...] = (),
     ) -> None:
         """Set the mid-round part of the state on a freshly built round (unchecked).
 
@@ -316,6 +322,7 @@ class Round:
         self.called_score = [called_scores[0], called_scores[1]]
         self.last_improver = last_improver
         self.declined = [declined[0], declined[1]]
+        self.plays = plays
 
     # ----------------------------------------------------------------- queries
 
@@ -365,6 +372,7 @@ class Round:
         other.called_score = self.called_score[:]
         other.last_improver = self.last_improver
         other.declined = self.declined[:]
+        other.plays = self.plays
         other.settlement = self.settlement
         other.events = list(self.events) if (events and self.events is not None) else None
         other._any_or_discard = self._any_or_discard
@@ -531,6 +539,7 @@ class Round:
         self.hands[p] &= ~(1 << card)
         self.turn_score = self.scores[p]
         before = self.field
+        self.plays += ((p, card, before),)
         if discard:
             self.field |= 1 << card
             got = 0

@@ -67,6 +67,10 @@ class PlayerView:
     """Per player, the months (all four cards of each) that were on the field when
     they laid a hand card without capturing: public, and a hint that they held no
     card of those months then, nor since (see :func:`determinize`)."""
+    plays: tuple[tuple[int, int, int], ...] = ()
+    """This round's hand plays so far, ``(player, card, field before the play)``: public,
+    and what the opponent's hand is inferred from (:mod:`koikoi.agents.inference`).
+    Empty in a view built from a position."""
 
     @classmethod
     def from_position(
@@ -170,6 +174,7 @@ def view_of_round(
         history=tuple(e for e in history if e.visible_to(player)),
         is_over=over,
         declined=(rnd.declined[0], rnd.declined[1]),
+        plays=rnd.plays,
     )
 
 
@@ -193,6 +198,7 @@ def determinize(
     scorer: Scorer | None = None,
     avoid: int = 0,
     slack: float = 0.0,
+    opponent_hand: int | None = None,
 ) -> Round:
     """A round consistent with ``view``: the unseen cards re-dealt at random.
 
@@ -206,6 +212,10 @@ def determinize(
     probability ``slack``, when the deal ignores ``avoid`` (a player may lay a
     card on purpose while holding a match). The kernel's
     :func:`koikoi.agents.kernel.BatchSearch` deals the same way.
+
+    With ``opponent_hand`` (as many of the unseen cards as the opponent holds,
+    for example drawn by :func:`koikoi.agents.inference.opponent_hands`), the
+    opponent gets exactly that hand and only the stock is shuffled.
     """
     if view.player is None:
         raise ValueError("a spectator's view cannot be determinized: it has no hand")
@@ -216,7 +226,16 @@ def determinize(
     hands = [0, 0]
     hands[view.player] = view.hand
     avoid &= view.unseen
-    if avoid and rng.random() >= slack:
+    if opponent_hand is not None:
+        if opponent_hand & ~view.unseen or opponent_hand.bit_count() != n:
+            raise ValueError(
+                f"opponent_hand must be {n} of the cards this player cannot see, "
+                f"not {opponent_hand:#x}"
+            )
+        unseen = [c for c in unseen if (opponent_hand >> c) & 1] + [
+            c for c in unseen if not (opponent_hand >> c) & 1
+        ]
+    elif avoid and rng.random() >= slack:
         outside = [c for c in unseen if not (avoid >> c) & 1]
         held = (outside + [c for c in unseen if (avoid >> c) & 1])[:n]
         rest = [c for c in unseen if c not in held]
@@ -246,5 +265,6 @@ def determinize(
         last_improver=view.last_improver,
         declined=view.declined,
         turn_score=view.turn_score,
+        plays=view.plays,
     )
     return rnd

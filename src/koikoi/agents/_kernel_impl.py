@@ -1360,7 +1360,7 @@ def utility(v: float, util: npt.NDArray[np.float64]) -> float:
 
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64[::1], int64, int64, uint64[::1], int64,"
-    " float64[::1], int64, float64, int64, int64, float64[:, ::1])"
+    " float64[::1], int64, float64, int64, int64, int64[::1], float64[:, ::1])"
 )
 def search_batch(
     state0: Int64Array,
@@ -1376,6 +1376,7 @@ def search_batch(
     slack: float,
     depth: int,
     samples: int,
+    hands: Int64Array,
     out: npt.NDArray[np.float64],
 ) -> int:
     """Determinized evaluation of ``actions`` for ``player``, ``out.shape[0]`` iterations.
@@ -1385,7 +1386,10 @@ def search_batch(
     not depend on how ``state0`` dealt them): the opponent gets as many as they
     hold, the rest is the stock, uniformly shuffled. With ``avoid`` the
     opponent's hand takes cards outside it first, except with probability
-    ``slack`` (as :func:`koikoi.views.determinize`). Then every action is applied
+    ``slack`` (as :func:`koikoi.views.determinize`). When ``hands`` is not empty
+    (opponent hands drawn from a posterior, :mod:`koikoi.agents.inference`), the
+    opponent's hand is one of them at random instead, and the rest of the unseen
+    cards are the stock, shuffled. Then every action is applied
     to a copy and played out ``rollouts`` times, all actions with the same
     rollout random numbers; ``out[i, j]`` is the mean of :func:`utility` of the
     net result for ``player``. When ``out`` has twice as many columns as there
@@ -1427,10 +1431,18 @@ def search_batch(
     errors = 0
     avoid &= hidden
     threshold = int(slack * (1 << 30))
+    nhands = hands.shape[0]
     for it in range(out.shape[0]):
         shuffle(pool, rng)
         hand = 0
-        if avoid != 0 and rand_below(rng, 1 << 30) >= threshold:
+        if nhands > 0:
+            hand = hands[rand_below(rng, nhands)]
+            k = 0
+            for i in range(n):
+                if (hand >> np.int64(pool[i])) & 1 == 0:
+                    base_stock[k] = pool[i]
+                    k += 1
+        elif avoid != 0 and rand_below(rng, 1 << 30) >= threshold:
             taken = 0
             for i in range(n):  # the cards outside ``avoid`` first, in shuffled order
                 if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 0:

@@ -30,10 +30,10 @@ from typing import Any, Final
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
-from koikoi.agents.mcts import DEFAULT_SAMPLES, INFER_SLACK, MatchUtility, MCTSAgent
+from koikoi.agents.mcts import DEFAULT_SAMPLES, MatchUtility, MCTSAgent, infer_mode
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView, determinize
+from koikoi.views import PlayerView
 
 __all__ = [
     "EXPERT_ROLLOUTS",
@@ -61,6 +61,8 @@ DEFAULT_LOOKAHEAD: Final = 0
 (:class:`~koikoi.agents.mcts.MCTSAgent`'s ``lookahead``): off by default, an option
 (``expert:lookahead=1``), because it did not measure stronger inside ``expert``
 (docs/benchmarks.md)."""
+DEFAULT_INFER: Final = "lays"
+"""How the expert re-deals the opponent's hand (:data:`koikoi.agents.mcts.INFER_MODES`)."""
 DEFAULT_BLEND: Final = 0.5
 """The value network's share of the expert's points estimate."""
 MAX_NET_DEALS: Final = 64
@@ -99,6 +101,7 @@ class ExpertAgent(MCTSAgent):
         endgame: solve the last :data:`ENDGAME_CARDS` hand cards exactly on each
             re-deal (default True).
         policy: the playouts' rollout policy (:data:`koikoi.agents.kernel.POLICIES`).
+        infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
         prior: weight of the heuristic's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
     """
@@ -116,6 +119,7 @@ class ExpertAgent(MCTSAgent):
         prior: float = DEFAULT_PRIOR,
         lookahead: int = DEFAULT_LOOKAHEAD,
         samples: int = DEFAULT_SAMPLES,
+        infer: str = DEFAULT_INFER,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -124,7 +128,7 @@ class ExpertAgent(MCTSAgent):
             iterations=iterations,
             rollouts=EXPERT_ROLLOUTS,
             objective="match",
-            infer=True,
+            infer=infer,
             policy=policy,
             lookahead=lookahead,
             samples=samples,
@@ -163,6 +167,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"lookahead={lookahead}")
         if samples != DEFAULT_SAMPLES:
             parts.append(f"samples={samples}")
+        if infer != DEFAULT_INFER:
+            parts.append("infer=0" if infer == "off" else f"infer={infer}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -193,7 +199,7 @@ class ExpertAgent(MCTSAgent):
         if self.prior > 0 and view.phase is not Phase.DECIDE and len(view.legal_ids) > 1:
             self._prior_values = _heuristic().evaluate(view)
         if self.use_net:
-            self._net = _net_values(view, rng, self._deals(), self.infer)
+            self._net = _net_values(view, rng, self._deals(), self)
         if limit is not None:  # the prior's and the network's time comes out of the budget
             limit = max(limit - (time.perf_counter() - start), 1e-3)
         return super()._search(view, rng, decide=decide, utility=utility, time_limit=limit)
@@ -218,11 +224,11 @@ class ExpertAgent(MCTSAgent):
             cap = max(1, min(cap, self.iterations // ENDGAME_WEIGHT))
         sums = dict.fromkeys(ids, 0.0)
         raw = dict.fromkeys(ids, 0.0)
-        avoid = view.declined[view.opponent] if self.infer else 0
+        pool = self._hand_pool(view, rng)
         u: Callable[[float], float] = utility if utility is not None else float
         done = 0
         while done < cap:
-            det = determinize(view, rng, avoid=avoid, slack=INFER_SLACK)
+            det = self._redeal(view, rng, pool)
             for a in ids:
                 r = det.clone()
                 r.apply_id(a)
@@ -291,11 +297,13 @@ def _solve(rnd: Round, me: int, utility: Callable[[float], float]) -> tuple[floa
     return best
 
 
-def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -> dict[int, float]:
+def _net_values(
+    view: PlayerView, rng: random.Random, deals: int, agent: MCTSAgent
+) -> dict[int, float]:
     """Each legal action's mean network value over ``deals`` re-deals of the hidden cards
-    (a finished round counts its exact result)."""
+    (a finished round counts its exact result), re-dealt as ``agent`` infers them."""
     from koikoi.agents.valuenet import shipped
-    from koikoi.views import determinize, view_of_round
+    from koikoi.views import view_of_round
 
     net = shipped()
     me = view.player if view.player is not None else 0
@@ -303,9 +311,9 @@ def _net_values(view: PlayerView, rng: random.Random, deals: int, infer: bool) -
     exact = dict.fromkeys(ids, 0.0)
     slots: list[int] = []
     views: list[PlayerView] = []
-    avoid = view.declined[view.opponent] if infer else 0
+    pool = agent._hand_pool(view, rng)
     for _ in range(deals):
-        det = determinize(view, rng, avoid=avoid, slack=INFER_SLACK)
+        det = agent._redeal(view, rng, pool)
         for a in ids:
             r = det.clone()
             r.apply_id(a)
@@ -335,6 +343,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "prior",
         "lookahead",
         "samples",
+        "infer",
     )
     for key in params:
         if key not in allowed:
@@ -372,6 +381,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         prior=DEFAULT_PRIOR if prior is None else prior,
         lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead,
         samples=DEFAULT_SAMPLES if samples is None else samples,
+        infer=infer_mode(params.get("infer", DEFAULT_INFER), "expert"),
     )
 
 

@@ -45,7 +45,7 @@ from __future__ import annotations
 import functools
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from koikoi.actions import KOIKOI_ID, STOP_ID
@@ -635,6 +635,10 @@ class BatchSearch:
             search of that player's own (``_kernel_impl.lookahead_choice``);
             0: the policy plays every move.
         samples: re-deals of that small search.
+        hands: opponent hands (card masks) to re-deal from, one at random each
+            iteration (:func:`koikoi.agents.inference.opponent_hands`), instead of
+            the uniform or ``avoid`` re-deal; each must be as many of the unseen
+            cards as the opponent holds.
     """
 
     def __init__(
@@ -650,6 +654,7 @@ class BatchSearch:
         slack: float = 0.0,
         depth: int = 0,
         samples: int = 8,
+        hands: Sequence[int] = (),
     ) -> None:
         impl = _impl()
         if impl is None:
@@ -683,6 +688,16 @@ class BatchSearch:
         self.with_points = utility is not None
         self._avoid = avoid
         self._slack = slack
+        hidden = rnd.hands[1 - player]
+        for c in rnd.stock:
+            hidden |= 1 << c
+        n_opp = rnd.hands[1 - player].bit_count()
+        for h in hands:
+            if h & ~hidden or h.bit_count() != n_opp:
+                raise InvalidInputError(
+                    f"hands: each must be {n_opp} of the cards the player cannot see, not {h:#x}"
+                )
+        self._hands = np.array(hands, dtype=np.int64)
 
     def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
         """``iterations`` more iterations: a matrix of values, one row each, a column per action.
@@ -708,6 +723,7 @@ class BatchSearch:
             self._slack,
             self._depth,
             self._samples,
+            self._hands,
             out,
         )
         if errors:

@@ -52,6 +52,7 @@ from koikoi.scoring import Scorer
 from koikoi.views import PlayerView, determinize
 
 __all__ = [
+    "INFER_MODES",
     "OBJECTIVES",
     "POLICIES",
     "MCTSAgent",
@@ -83,6 +84,12 @@ MAX_LOOKAHEAD: Final = 16
 MAX_SAMPLES: Final = 1024
 INFER_SLACK: Final = 0.1
 """With ``infer``: the share of re-deals that ignore what the opponent's lays suggest."""
+INFER_MODES: Final[tuple[str, ...]] = ("off", "lays", "plays")
+"""How the opponent's hand is re-dealt: uniformly (``off``); their lays' months last
+(``lays``: :attr:`~koikoi.views.PlayerView.declined`); or drawn from the posterior
+given all their plays this round (``plays``: :mod:`koikoi.agents.inference`)."""
+HAND_POOL: Final = 512
+"""Opponent hands drawn from the posterior per decision under ``infer=plays``."""
 
 Playouts = Callable[[Round, int, int, str], float]
 Values = Callable[[Round, int, int, str], "Sequence[int]"]
@@ -221,11 +228,15 @@ class MCTSAgent:
         objective: what :meth:`act` maximises: ``"round"`` (the expected net
             round points, the default) or ``"match"`` (the chance of winning the
             match, :class:`MatchUtility`). :meth:`evaluate` always gives round points.
-        infer: re-deal the opponent's hand from what their play suggests: a player
-            who laid a hand card without capturing probably held no card of the
-            months then on the field (:attr:`~koikoi.views.PlayerView.declined`);
-            such cards go to their hand last, except in :data:`INFER_SLACK` of the
-            re-deals. On by default (measured stronger); ``False`` deals uniformly.
+        infer: re-deal the opponent's hand from what their play suggests
+            (:data:`INFER_MODES`). ``"lays"`` (also ``True``, the default, measured
+            stronger than none): a player who laid a hand card without capturing
+            probably held no card of the months then on the field
+            (:attr:`~koikoi.views.PlayerView.declined`); such cards go to their
+            hand last, except in :data:`INFER_SLACK` of the re-deals. ``"plays"``:
+            hands drawn from the posterior given every hand play of theirs this
+            round (:func:`koikoi.agents.inference.opponent_hands`), falling back
+            to ``"lays"`` for a view without plays. ``"off"`` (or ``False``): uniform.
         lookahead: in each playout, the first ``lookahead`` real choices after the
             searched action (either player's, koi-koi or stop included) are made by
             a small search of that player's own, from what they can see, instead
@@ -245,12 +256,17 @@ class MCTSAgent:
         backend: str = "auto",
         prune: bool = False,
         objective: str = "round",
-        infer: bool = True,
+        infer: bool | str = True,
         lookahead: int = 0,
         samples: int = DEFAULT_SAMPLES,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
+        mode = ("lays" if infer else "off") if isinstance(infer, bool) else infer
+        if mode not in INFER_MODES:
+            raise InvalidInputError(
+                f"mcts: unknown infer {infer!r}: allowed {', '.join(INFER_MODES)} (or 1, 0)"
+            )
         if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
             raise InvalidInputError(f"mcts: time must be a positive number, not {time_limit!r}")
         if iterations is not None and iterations < 1:
@@ -286,7 +302,9 @@ class MCTSAgent:
         self.policy = policy
         self.backend = backend
         self.prune = prune
-        self.infer = infer
+        self.infer = mode != "off"
+        """Whether the opponent's hand is inferred at all (``infer_mode`` says how)."""
+        self.infer_mode = mode
         self._playouts: Playouts | None = None
         self._values: Values = rollout_values
         self._ready = False
@@ -298,8 +316,8 @@ class MCTSAgent:
             parts.append(f"iterations={iterations}")
         if objective != "round":
             parts.append(f"objective={objective}")
-        if not infer:
-            parts.append("infer=0")
+        if mode != "lays":
+            parts.append("infer=0" if mode == "off" else f"infer={mode}")
         if lookahead:
             parts.append(f"lookahead={lookahead}")
             if samples != DEFAULT_SAMPLES:
@@ -404,6 +422,31 @@ class MCTSAgent:
         """A hook for subclasses to correct the search's values (here: unchanged)."""
         return values, points
 
+    def _hand_pool(self, view: PlayerView, rng: random.Random) -> list[int] | None:
+        """Under ``infer=plays``, :data:`HAND_POOL` opponent hands drawn from the
+        posterior given their plays; else (or with nothing to infer from) None."""
+        if self.infer_mode != "plays":
+            return None
+        from koikoi.agents.inference import opponent_hands
+
+        return opponent_hands(view, rng, HAND_POOL)
+
+    def _redeal(
+        self,
+        view: PlayerView,
+        rng: random.Random,
+        pool: Sequence[int] | None,
+        scorer: Scorer | None = None,
+    ) -> Round:
+        """One determinization of ``view`` under this agent's inference: a hand of
+        ``pool`` (from :meth:`_hand_pool`) when there is one, else the declined
+        months dealt last (``infer``) or a uniform deal."""
+        if pool:
+            hand = pool[rng.randrange(len(pool))]
+            return determinize(view, rng, scorer=scorer, opponent_hand=hand)
+        avoid = view.declined[view.opponent] if self.infer else 0
+        return determinize(view, rng, scorer=scorer, avoid=avoid, slack=INFER_SLACK)
+
     def _search(
         self,
         view: PlayerView,
@@ -446,7 +489,8 @@ class MCTSAgent:
         stats = _Stats(k)
         points = _Stats(k) if utility is not None else stats
         clock = time.perf_counter
-        avoid = view.declined[view.opponent] if self.infer else 0
+        pool = self._hand_pool(view, rng)
+        avoid = view.declined[view.opponent] if self.infer and pool is None else 0
         if self._playouts is not None:
             from koikoi.agents.kernel import BatchSearch
 
@@ -461,6 +505,7 @@ class MCTSAgent:
                 slack=INFER_SLACK,
                 depth=self.lookahead,
                 samples=self.samples,
+                hands=pool or (),
             )
             batch = 1 if limit is not None else BATCH
             while stats.done < max_iter:
@@ -488,7 +533,7 @@ class MCTSAgent:
         values = [0.0] * k
         raw = [0.0] * k
         while stats.done < max_iter:
-            det = determinize(view, rng, scorer=scorer, avoid=avoid, slack=INFER_SLACK)
+            det = self._redeal(view, rng, pool, scorer)
             seed = rng.getrandbits(62)
             cut = False
             active = stats.active
@@ -600,6 +645,19 @@ _PARAMS: Final = (
 )
 
 
+def infer_mode(text: str, who: str) -> str:
+    """The inference mode of a spec's ``infer=`` value: ``0``/``1`` (off, ``lays``) or
+    a name of :data:`INFER_MODES`."""
+    flag = text.strip().lower()
+    named = {"0": "off", "false": "off", "no": "off", "1": "lays", "true": "lays", "yes": "lays"}
+    mode = named.get(flag, flag)
+    if mode not in INFER_MODES:
+        raise InvalidInputError(
+            f"{who}: infer must be 0, 1 or one of {', '.join(INFER_MODES)}, not {text!r}"
+        )
+    return mode
+
+
 def _int_param(params: Mapping[str, str], key: str) -> int | None:
     if key not in params:
         return None
@@ -613,7 +671,7 @@ def _int_param(params: Mapping[str, str], key: str) -> int | None:
 
 def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
     """Build from ``mcts:time=S,iterations=N,rollouts=4,policy=greedy,prune=0,objective=round``
-    (and ``infer=1``).
+    (and ``infer=1``, ``infer=plays``).
 
     Every parameter is optional; with neither ``time`` nor ``iterations`` a
     decision takes 1 second.
@@ -638,7 +696,7 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
     lookahead = _int_param(params, "lookahead")
     samples = _int_param(params, "samples")
     flags = {}
-    for key, default in (("prune", "0"), ("infer", "1")):
+    for key, default in (("prune", "0"),):
         flag = params.get(key, default).lower()
         if flag not in ("0", "1", "true", "false", "yes", "no"):
             raise InvalidInputError(f"mcts: {key} must be 1 or 0, not {params[key]!r}")
@@ -651,7 +709,7 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
         backend=params.get("backend", "auto").lower(),
         prune=flags["prune"],
         objective=params.get("objective", "round").lower(),
-        infer=flags["infer"],
+        infer=infer_mode(params.get("infer", "1"), "mcts"),
         lookahead=0 if lookahead is None else lookahead,
         samples=DEFAULT_SAMPLES if samples is None else samples,
     )
