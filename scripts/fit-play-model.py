@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         plays, _ = collect(specs, args.rules, args.matches, args.seed)
         print(f"{len(plays)} hand plays by {' and '.join(specs)} ({args.rules}, seed {args.seed})")
-    temps = (2.0, 4.0, 6.0, 8.0, 12.0)
+    temps = (2.0, 4.0, 6.0, 8.0, 12.0, 16.0)
     bonuses = (10.0, 20.0, 30.0, 40.0)
     noises = (0.0, 0.05, 0.1, 0.2, 0.3)
     print("log-likelihood per play; rows: temperature and noise, columns: capture bonus")

@@ -83,7 +83,11 @@ def test_specs() -> None:
     assert make_agent("expert:prior=0").name == "expert:prior=0"
     assert make_agent("expert:prior=1").name == "expert"  # the default
     assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
+    assert make_agent("expert:infer=0").name == "expert:infer=0"
+    assert make_agent("mcts:iterations=5,infer=plays").name == "mcts:iterations=5,infer=plays"
+    assert make_agent("mcts:iterations=5,infer=lays").name == "mcts:iterations=5"  # the default
     for bad, message in (
+        ("expert:infer=all", "infer must be 0, 1 or one of off, lays, plays"),
         ("expert:speed=1", "unknown parameter 'speed'"),
         ("expert:blend=2", "blend must be from 0 to 1"),
         ("expert:net=maybe", "net must be 1 or 0"),
