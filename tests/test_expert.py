@@ -84,6 +84,8 @@ def test_specs() -> None:
     assert make_agent("expert:prior=1").name == "expert"  # the default
     assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
     assert make_agent("expert:infer=0").name == "expert:infer=0"
+    assert make_agent("expert:infer=plays").name == "expert"  # the default
+    assert make_agent("expert:infer=1").name == "expert:infer=lays"
     assert make_agent("mcts:iterations=5,infer=plays").name == "mcts:iterations=5,infer=plays"
     assert make_agent("mcts:iterations=5,infer=lays").name == "mcts:iterations=5"  # the default
     for bad, message in (
