@@ -780,17 +780,22 @@ def test_batch_search_agrees_with_the_reference_engine() -> None:
         assert float(np.abs(diffs).mean()) < 1.0, (name, vf, vs)
 
 
-@needs_numba
-def test_batch_search_deals_the_declined_months_last() -> None:
-    """The opponent needs a March card to take 3L for Sanko; a lay over March: they hold none."""
+def _sanko_chase() -> Round:
+    """Player 0 to play; player 1 has two Brights and needs a March card to take 3L."""
     from koikoi_testkit import make_round
 
-    rnd = make_round(
+    return make_round(
         hand0="2P1 5P1 6P1 7P1",
         hand1="11P 12P1 12P2 4P2",
         field="3L 4P1 9P1 10P1",
         piles=("", "1L 8L"),
     )
+
+
+@needs_numba
+def test_batch_search_deals_the_declined_months_last() -> None:
+    """The opponent needs a March card to take 3L for Sanko; a lay over March: they hold none."""
+    rnd = _sanko_chase()
     ids = rnd.legal_ids()
 
     def value(avoid: int, slack: float) -> float:
@@ -809,15 +814,8 @@ def test_batch_search_deals_the_declined_months_last() -> None:
 @needs_numba
 def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
     """The same Sanko chase: opponent hands given without a March card are worth more to
-    the searching player than hands with one, and every given hand is used."""
-    from koikoi_testkit import make_round
-
-    rnd = make_round(
-        hand0="2P1 5P1 6P1 7P1",
-        hand1="11P 12P1 12P2 4P2",
-        field="3L 4P1 9P1 10P1",
-        piles=("", "1L 8L"),
-    )
+    the searching player than hands with one."""
+    rnd = _sanko_chase()
     ids = rnd.legal_ids()
     view = view_of_round(rnd, 0)
     hidden = view.unseen

@@ -240,9 +240,9 @@ def opponent_hands(
     try:
         import numpy as np  # noqa: F401 - only whether it is there
     except ImportError:  # the fast extra installs numpy
-        hands = _chains_python(rng, len(unseen), k, factors, chains, per_chain)
+        hands = _chains_python(rng, _Chains(len(unseen), k, factors, chains, per_chain))
     else:
-        hands = _chains_numpy(rng, len(unseen), k, factors, chains, per_chain)
+        hands = _chains_numpy(rng, _Chains(len(unseen), k, factors, chains, per_chain))
     out = []
     for h in hands[:n]:
         mask = 0
@@ -252,17 +252,23 @@ def opponent_hands(
     return out
 
 
-def _chains_python(
-    rng: random.Random,
-    u: int,
-    k: int,
-    factors: list[_Factor],
-    chains: int,
-    per_chain: int,
-) -> list[list[int]]:
+@dataclass(frozen=True)
+class _Chains:
+    """What the chains of :func:`opponent_hands` run on: ``u`` unseen cards, hands of
+    ``k``, the likelihood's factors, ``count`` chains keeping ``per_chain`` hands each."""
+
+    u: int
+    k: int
+    factors: list[_Factor]
+    count: int
+    per_chain: int
+
+
+def _chains_python(rng: random.Random, job: _Chains) -> list[list[int]]:
     """The Metropolis chains of :func:`opponent_hands`, one at a time (no numpy)."""
+    u, k, factors, per_chain = job.u, job.k, job.factors, job.per_chain
     out: list[list[int]] = []
-    for _ in range(chains):
+    for _ in range(job.count):
         hand = rng.sample(range(u), k)
         inside = [False] * u
         for j in hand:
@@ -290,16 +296,11 @@ def _chains_python(
     return out
 
 
-def _chains_numpy(
-    rng: random.Random,
-    u: int,
-    k: int,
-    factors: list[_Factor],
-    chains: int,
-    per_chain: int,
-) -> list[list[int]]:
+def _chains_numpy(rng: random.Random, job: _Chains) -> list[list[int]]:
     """The Metropolis chains of :func:`opponent_hands`, all chains a step at a time."""
     import numpy as np
+
+    u, k, factors, chains = job.u, job.k, job.factors, job.count
 
     gen = np.random.default_rng(rng.getrandbits(63))
     e = np.array([f.terms for f in factors], dtype=np.float64)  # plays x unseen
@@ -317,7 +318,7 @@ def _chains_numpy(
     inside[rows[:, None], hands] = True
     sums = known[None, :] + e[:, hands].sum(axis=2).T  # chains x plays
     logs = loglik(sums)
-    steps = BURN_IN + THIN * per_chain
+    steps = BURN_IN + THIN * job.per_chain
     outs = gen.integers(0, k, size=(steps, chains))
     ins = gen.integers(0, u, size=(steps, chains))
     coins = np.log(gen.random((steps, chains)))
