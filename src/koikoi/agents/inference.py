@@ -44,7 +44,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from koikoi.cards import ANIMALS, BRIGHTS, RIBBONS, card_list
+from koikoi.agents.base import card_value
+from koikoi.cards import card_list
 from koikoi.engine import CARD_MONTH_MASK
 from koikoi.errors import InvalidInputError
 from koikoi.views import PlayerView
@@ -71,18 +72,8 @@ THIN: Final = 4
 """Steps between two kept hands of a chain."""
 
 
-def _kind_value(card: int) -> int:
-    bit = 1 << card
-    if BRIGHTS & bit:
-        return 20
-    if ANIMALS & bit:
-        return 10
-    if RIBBONS & bit:
-        return 5
-    return 1
-
-
-CARD_VALUE: Final[tuple[int, ...]] = tuple(_kind_value(c) for c in range(48))
+CARD_VALUE: Final[tuple[int, ...]] = tuple(card_value(c) for c in range(48))
+"""The greedy value of each card by kind (Bright 20, Animal 10, Ribbon 5, Plain 1)."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +82,9 @@ class PlayModel:
 
     ``temperature`` scales the greedy values (smaller: the opponent is assumed
     to play more greedily); ``capture_bonus`` is added to the value of every
-    capture, so that a lay while holding a match is unlikely.
+    capture, so that a lay while holding a match is unlikely; ``noise`` is the
+    chance of a choice made uniformly at random instead (a floor under every
+    card's chance).
     """
 
     temperature: float = 16.0
@@ -114,7 +107,8 @@ class PlayModel:
 
 
 DEFAULT_MODEL: Final = PlayModel()
-"""Fitted by maximum likelihood on self-play plays (docs/agents.md, "Inference")."""
+"""Fitted by maximum likelihood on the plays of the heuristic, the search players and
+people, a compromise between the three (docs/agents.md, "Inference from plays")."""
 
 
 def play_value(field: int, card: int, model: PlayModel = DEFAULT_MODEL) -> float:
