@@ -254,3 +254,23 @@ def test_determinize_deals_the_given_opponent_hand() -> None:
     wrong = pool[0] ^ (1 << card_list(pool[0])[0])  # one card short
     with pytest.raises(ValueError, match="opponent_hand must be"):
         determinize(view, random.Random(1), opponent_hand=wrong)
+
+
+def test_search_players_redeal_from_their_pool() -> None:
+    from koikoi.agents.mcts import MCTSAgent
+
+    view = view_of_round(_sparse(("play 8P1",)), 0)
+    plays = MCTSAgent(iterations=1, infer="plays")
+    pool = plays.hand_pool(view, random.Random(2))
+    assert pool is not None and len(set(pool)) > 1
+    for seed in range(20):
+        det = plays.redeal(view, random.Random(seed), pool)
+        assert det.hands[1] in pool
+        assert view_of_round(det, 0) == view
+    assert MCTSAgent(iterations=1, infer="lays").hand_pool(view, random.Random(2)) is None
+    assert MCTSAgent(iterations=1, infer=False).hand_pool(view, random.Random(2)) is None
+    # Without a pool, the declined months go to the opponent's hand last.
+    lays = MCTSAgent(iterations=1, infer="lays")
+    det = lays.redeal(view, random.Random(0), None)
+    declined = view.declined[1] & view.unseen
+    assert declined and not det.hands[1] & declined

@@ -226,11 +226,11 @@ class ExpertAgent(MCTSAgent):
             cap = max(1, min(cap, self.iterations // ENDGAME_WEIGHT))
         sums = dict.fromkeys(ids, 0.0)
         raw = dict.fromkeys(ids, 0.0)
-        pool = self._hand_pool(view, rng)
+        pool = self.hand_pool(view, rng)
         u: Callable[[float], float] = utility if utility is not None else float
         done = 0
         while done < cap:
-            det = self._redeal(view, rng, pool)
+            det = self.redeal(view, rng, pool)
             for a in ids:
                 r = det.clone()
                 r.apply_id(a)
@@ -313,9 +313,9 @@ def _net_values(
     exact = dict.fromkeys(ids, 0.0)
     slots: list[int] = []
     views: list[PlayerView] = []
-    pool = agent._hand_pool(view, rng)
+    pool = agent.hand_pool(view, rng)
     for _ in range(deals):
-        det = agent._redeal(view, rng, pool)
+        det = agent.redeal(view, rng, pool)
         for a in ids:
             r = det.clone()
             r.apply_id(a)

@@ -422,7 +422,7 @@ class MCTSAgent:
         """A hook for subclasses to correct the search's values (here: unchanged)."""
         return values, points
 
-    def _hand_pool(self, view: PlayerView, rng: random.Random) -> list[int] | None:
+    def hand_pool(self, view: PlayerView, rng: random.Random) -> list[int] | None:
         """Under ``infer=plays``, :data:`HAND_POOL` opponent hands drawn from the
         posterior given their plays; else (or with nothing to infer from) None."""
         if self.infer_mode != "plays":
@@ -431,7 +431,7 @@ class MCTSAgent:
 
         return opponent_hands(view, rng, HAND_POOL)
 
-    def _redeal(
+    def redeal(
         self,
         view: PlayerView,
         rng: random.Random,
@@ -439,7 +439,7 @@ class MCTSAgent:
         scorer: Scorer | None = None,
     ) -> Round:
         """One determinization of ``view`` under this agent's inference: a hand of
-        ``pool`` (from :meth:`_hand_pool`) when there is one, else the declined
+        ``pool`` (from :meth:`hand_pool`) when there is one, else the declined
         months dealt last (``infer``) or a uniform deal."""
         if pool:
             hand = pool[rng.randrange(len(pool))]
@@ -489,7 +489,7 @@ class MCTSAgent:
         stats = _Stats(k)
         points = _Stats(k) if utility is not None else stats
         clock = time.perf_counter
-        pool = self._hand_pool(view, rng)
+        pool = self.hand_pool(view, rng)
         avoid = view.declined[view.opponent] if self.infer and pool is None else 0
         if self._playouts is not None:
             from koikoi.agents.kernel import BatchSearch
@@ -533,7 +533,7 @@ class MCTSAgent:
         values = [0.0] * k
         raw = [0.0] * k
         while stats.done < max_iter:
-            det = self._redeal(view, rng, pool, scorer)
+            det = self.redeal(view, rng, pool, scorer)
             seed = rng.getrandbits(62)
             cut = False
             active = stats.active
