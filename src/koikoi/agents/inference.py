@@ -159,7 +159,11 @@ class _Factor:
         return math.log(self.chosen / total + self.floor)
 
 
-def _factors(plays: Sequence[PastPlay], unseen: Sequence[int], model: PlayModel) -> list[_Factor]:
+def _factors(
+    plays: Sequence[PastPlay], unseen: Sequence[int], hand_size: int, model: PlayModel
+) -> list[_Factor]:
+    """The likelihood's factor of each past play, for candidate hands of ``hand_size``
+    cards (the floor is ``noise`` over the number of cards held then)."""
     t = model.temperature
     out = []
     for p in plays:
@@ -167,14 +171,8 @@ def _factors(plays: Sequence[PastPlay], unseen: Sequence[int], model: PlayModel)
         known = math.fsum(math.exp(play_value(p.field, c, model) / t) for c in later)
         terms = [math.exp(play_value(p.field, c, model) / t) for c in unseen]
         chosen = (1 - model.noise) * math.exp(play_value(p.field, p.card, model) / t)
-        # The floor is the number of known cards for now (see _with_floor).
-        out.append(_Factor(known, terms, chosen, float(len(later))))
+        out.append(_Factor(known, terms, chosen, model.noise / (len(later) + hand_size)))
     return out
-
-
-def _with_floor(factors: list[_Factor], hand_size: int, noise: float) -> list[_Factor]:
-    """The factors with their floor: ``noise`` over the number of cards held then."""
-    return [_Factor(f.known, f.terms, f.chosen, noise / (f.floor + hand_size)) for f in factors]
 
 
 def log_weights(
@@ -188,7 +186,7 @@ def log_weights(
     played, from the hand held then (the candidate and the cards played since)."""
     if not hands:
         return []
-    factors = _with_floor(_factors(plays, unseen, model), len(hands[0]), model.noise)
+    factors = _factors(plays, unseen, len(hands[0]), model)
     out = [0.0] * len(hands)
     for f in factors:
         for i, h in enumerate(hands):
@@ -228,7 +226,7 @@ def opponent_hands(
     unseen = card_list(view.unseen)
     if len(unseen) <= k:
         return None  # every unseen card is in their hand: nothing to choose
-    factors = _with_floor(_factors(plays, unseen, model), k, model.noise)
+    factors = _factors(plays, unseen, k, model)
     chains = min(CHAINS, n)
     per_chain = -(-n // chains)
     try:
