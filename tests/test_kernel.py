@@ -19,7 +19,7 @@ import dataclasses
 import random
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -454,6 +454,30 @@ def test_greedy_policy_is_greedy(name: str) -> None:
     assert stops > 20
 
 
+Values = Callable[[Round, list[int]], Sequence[float]]
+
+
+def _greedy_values(ref: Round, ids: list[int]) -> list[float]:
+    return [kernel._greedy_value(ref.field, b) for b in ids]
+
+
+def _best_by(rules: Rules, policy: str, values: Values, other: Values) -> int:
+    """Walk kernel rounds of ``policy``: every koi-koi decision is a stop, and every
+    other action is a best one by ``values`` (the reference fallback's). Returns how
+    many actions are not a best one by ``other`` (the policy it refines)."""
+    differs = 0
+    for ref, a in _policy_steps(rules, 120, 8, policy):
+        ids = ref.legal_ids()
+        if ref.phase is Phase.DECIDE:
+            assert a == STOP_ID
+            continue
+        mine = dict(zip(ids, values(ref, ids), strict=True))
+        assert mine[a] == max(mine.values()), (ids, a, mine)
+        theirs = dict(zip(ids, other(ref, ids), strict=True))
+        differs += theirs[a] != max(theirs.values())
+    return differs
+
+
 @needs_numba
 @pytest.mark.parametrize("name", ["nintendo", "modern-hanafuda", "koikoi-japan", "leaflet"])
 def test_yaku_policy_prefers_yaku_progress(name: str) -> None:
@@ -462,18 +486,7 @@ def test_yaku_policy_prefers_yaku_progress(name: str) -> None:
     Those values are greedy card value plus 15 per yaku point gained (exact, from
     the scorer of the active rules); some choices must differ from plain greedy.
     """
-    rules = get_rules(name)
-    differs = 0
-    for ref, a in _policy_steps(rules, 120, 8, "yaku"):
-        ids = ref.legal_ids()
-        if ref.phase is Phase.DECIDE:
-            assert a == STOP_ID
-        else:
-            values = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
-            assert values[a] == max(values.values()), (ids, a, values)
-            greedy = {b: kernel._greedy_value(ref.field, b) for b in ids}
-            differs += greedy[a] != max(greedy.values())
-    assert differs > 0
+    assert _best_by(get_rules(name), "yaku", kernel._yaku_values, _greedy_values) > 0
 
 
 @needs_numba
@@ -486,17 +499,7 @@ def test_tactical_policy_matches_the_reference_values(name: str) -> None:
     Some choices must differ from the ``yaku`` policy's (progress, denial, safe lays).
     """
     rules = ALL_RULES[name] if name in ALL_RULES else get_rules(name)
-    differs = 0
-    for ref, a in _policy_steps(rules, 120, 8, "tactical"):
-        ids = ref.legal_ids()
-        if ref.phase is Phase.DECIDE:
-            assert a == STOP_ID
-        else:
-            values = dict(zip(ids, kernel._tactical_values(ref, ids), strict=True))
-            assert values[a] == max(values.values()), (ids, a, values)
-            yaku = dict(zip(ids, kernel._yaku_values(ref, ids), strict=True))
-            differs += yaku[a] != max(yaku.values())
-    assert differs > 0
+    assert _best_by(rules, "tactical", kernel._tactical_values, kernel._yaku_values) > 0
 
 
 def test_tactical_lays_a_card_the_opponent_cannot_take() -> None:
