@@ -31,7 +31,7 @@ from koikoi.agents.mcts import INFER_SLACK
 from koikoi.cards import card_list
 from koikoi.engine import Match, Phase
 from koikoi.rules import get_rules
-from koikoi.views import determinize, view_of
+from koikoi.views import PlayerView, determinize, view_of
 
 Play = tuple[int, int, int]  # hand then, field then, card played
 
@@ -71,39 +71,26 @@ def collect(
 
 def guan_plays(folder: str) -> list[Play]:
     """Every hand play of the human games in ``folder`` (Guan JSON files), with the
-    hand the player held: the games are replayed and their events read."""
-    from koikoi.cards import parse_cards
+    hand the player held: each step of the replay has the full round, whose
+    ``plays`` grows by one at a hand play."""
     from koikoi.guan import import_guan, json_files
-    from koikoi.record import replay
+    from koikoi.record import iter_steps
 
     plays: list[Play] = []
     for path in json_files([folder]):
-        match = replay(import_guan(path), check_seed=False)
-        hands = [0, 0]
-        field = 0
-        for ev in match.events:
-            if ev.kind == "round_start":
-                field = parse_cards(" ".join(ev.data["field"]))
-            elif ev.kind == "hand" and ev.player is not None:
-                hands[ev.player] = ev.cards
-            elif ev.kind == "play" and ev.player is not None and ev.card is not None:
-                plays.append((hands[ev.player], field, ev.card))
-                hands[ev.player] &= ~(1 << ev.card)
-                field = field & ~ev.cards if ev.cards else field | (1 << ev.card)
-            elif ev.kind in ("draw", "take") and ev.card is not None:
-                if ev.cards:
-                    field &= ~ev.cards
-                elif not (ev.kind == "draw" and "choice" in ev.data):
-                    field |= 1 << ev.card
+        before = 0
+        for step in iter_steps(import_guan(path), check_seed=False):
+            rnd = step.round
+            if step.kind == "action" and len(rnd.plays) > before:
+                p, card, field = rnd.plays[-1]
+                plays.append((rnd.hands[p] | (1 << card), field, card))
+            before = len(rnd.plays)
     return plays
 
 
 def marginals(
-    view: object, rng: random.Random, models: Sequence[PlayModel], n: int = 512
+    view: PlayerView, rng: random.Random, models: Sequence[PlayModel], n: int = 512
 ) -> dict[str, dict[int, float]]:
-    from koikoi.views import PlayerView
-
-    assert isinstance(view, PlayerView)
     k = view.hand_counts[view.opponent]
     unseen = card_list(view.unseen)
     out: dict[str, dict[int, float]] = {"uniform": dict.fromkeys(unseen, k / len(unseen))}
