@@ -84,6 +84,9 @@ def test_specs() -> None:
     assert make_agent("expert:prior=1").name == "expert"  # the default
     assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
     assert make_agent("expert:infer=0").name == "expert:infer=0"
+    soft = make_agent("expert:policy=soft,rollouts=3")
+    assert soft.name == "expert:policy=soft,rollouts=3"
+    assert isinstance(soft, ExpertAgent) and soft.rollouts == 3 and soft.policy == "soft"
     assert make_agent("expert:infer=plays").name == "expert"  # the default
     assert make_agent("expert:infer=1").name == "expert:infer=lays"
     assert make_agent("mcts:iterations=5,infer=plays").name == "mcts:iterations=5,infer=plays"
@@ -102,6 +105,8 @@ def test_specs() -> None:
         ("expert:lookahead=-1", "lookahead must be from 0 to 16"),
         ("expert:lookahead=two", "lookahead must be a whole number"),
         ("expert:samples=0", "samples must be from 1 to 1024"),
+        ("expert:rollouts=0", "expert: rollouts must be 1 or more"),
+        ("expert:rollouts=many", "rollouts must be a whole number"),
         ("mcts:lookahead=17", "lookahead must be from 0 to 16"),
         ("mcts:samples=x", "samples must be a whole number"),
         ("level:9", "level must be 1 to 8"),

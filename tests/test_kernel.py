@@ -605,6 +605,7 @@ def test_playouts_mean_matches_reference_engine() -> None:
         ("leaflet", "yaku"),
         ("modern-hanafuda", "tactical"),
         ("nintendo", "bold"),
+        ("koikoi-japan", "soft"),
     ):
         rnd = Match(get_rules(name), seed=21, events=False).round
         k = kernel.playout_values(rnd, 4000, 1, policy)
@@ -612,6 +613,38 @@ def test_playouts_mean_matches_reference_engine() -> None:
         se = float(np.sqrt(k.var() / len(k) + p.var() / len(p)))
         assert abs(float(k.mean()) - float(p.mean())) < 4.5 * se + 1e-9, (name, policy)
         assert k.std() > 0
+
+
+@needs_numba
+@pytest.mark.parametrize("backend", ["kernel", "python"])
+def test_soft_policy_follows_the_play_model(backend: str) -> None:
+    """``soft`` hand plays are drawn by the play model's chances: the first hand play of
+    a round, repeated, comes out in proportion to exp((greedy value + bonus) / T)."""
+    import math
+
+    rnd = Match(get_rules("nintendo"), seed=4, events=False).round
+    ids = rnd.legal_ids()
+    field = rnd.field
+    bonus, temp = kernel.SOFT_CAPTURE_BONUS, kernel.SOFT_TEMPERATURE
+    values = {
+        a: kernel._greedy_value(field, a) + (bonus if kernel._captured_by(rnd, a) else 0)
+        for a in ids
+    }
+    top = max(values.values())
+    weights = {a: math.exp((v - top) / temp) for a, v in values.items()}
+    total = sum(weights.values())
+    n = 3000
+    counts = dict.fromkeys(ids, 0)
+    for seed in range(n):
+        if backend == "kernel":
+            first = kernel.play_round(rnd, seed, "soft").actions[0]
+        else:
+            first = kernel._soft_choice(rnd, ids, random.Random(seed))
+        counts[first] += 1
+    assert sum(1 for c in counts.values() if c > 0) >= 3  # not always the best play
+    for a in ids:
+        p = weights[a] / total
+        assert abs(counts[a] / n - p) < 4.5 * math.sqrt(p * (1 - p) / n) + 2 / n, a
 
 
 @needs_numba

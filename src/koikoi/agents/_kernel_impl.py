@@ -177,6 +177,11 @@ POLICY_GREEDY: Final = 1
 POLICY_YAKU: Final = 2
 POLICY_TACTICAL: Final = 3
 POLICY_BOLD: Final = 4
+POLICY_SOFT: Final = 5
+SOFT_TEMPERATURE: Final = 16.0
+"""The ``soft`` policy's temperature, in greedy card-value points (the play model's)."""
+SOFT_CAPTURE_BONUS: Final = 30
+"""... and its bonus for any capture (koikoi.agents.inference.PlayModel's defaults)."""
 BOLD_HAND: Final = 2
 """The ``bold`` policy calls koi-koi only with at least this many cards left in hand."""
 BOLD_POINTS: Final = 4
@@ -252,6 +257,12 @@ def rand_below(rng: UInt64Array, n: int) -> int:
 
 
 # ------------------------------------------------------------------- scoring
+
+
+@_jit("float64(uint64[::1])")
+def rand_unit(rng: UInt64Array) -> float:
+    """A uniform float in ``[0, 1)`` (53 random bits)."""
+    return float(rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @_jit("int64(int64)")
@@ -994,6 +1005,35 @@ def bold_koikoi(state: Int64Array, rules: Int64Array) -> bool:
     return True
 
 
+@_jit("int64(int64, int64, int64[::1], int64, uint64[::1])")
+def soft_choice(field: int, drawn: int, buf: Int64Array, n: int, rng: UInt64Array) -> int:
+    """The ``soft`` policy's hand play: one of the ``n`` actions in ``buf`` with chance
+    proportional to ``exp((greedy value + bonus if it captures) / temperature)``.
+
+    The opponent model of :mod:`koikoi.agents.inference` (``PlayModel``), so playouts
+    play as the inference assumes people and programs do: near-best plays often,
+    others sometimes.
+    """
+    best = -(1 << 30)
+    for i in range(n):
+        a = buf[BUF_ACTIONS + i]
+        v = greedy_value(field, a)
+        if captured_by(field, drawn, a) != 0:
+            v += SOFT_CAPTURE_BONUS
+        buf[BUF_TIES + i] = v
+        if v > best:
+            best = v
+    total = 0.0
+    for i in range(n):
+        total += np.exp((buf[BUF_TIES + i] - best) / SOFT_TEMPERATURE)
+    u = rand_unit(rng) * total
+    for i in range(n):
+        u -= np.exp((buf[BUF_TIES + i] - best) / SOFT_TEMPERATURE)
+        if u < 0.0:
+            return int(buf[BUF_ACTIONS + i])
+    return int(buf[BUF_ACTIONS + n - 1])
+
+
 @_jit("int64(int64[::1], int64[::1], int64[::1], int64, uint64[::1], int64)")
 def choose_action(
     state: Int64Array, rules: Int64Array, buf: Int64Array, n: int, rng: UInt64Array, policy: int
@@ -1010,6 +1050,8 @@ def choose_action(
             return KOIKOI_ID
         return STOP_ID
     field = state[S_FIELD]
+    if policy == POLICY_SOFT and state[S_PHASE] == PHASE_PLAY:
+        return soft_choice(field, state[S_DRAWN], buf, n, rng)
     p = state[S_CURRENT]
     pile = state[S_PILE0 + p]
     called = state[S_CALLS0 + p] > 0

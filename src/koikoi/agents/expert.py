@@ -103,6 +103,7 @@ class ExpertAgent(MCTSAgent):
         endgame: solve the last :data:`ENDGAME_CARDS` hand cards exactly on each
             re-deal (default True).
         policy: the playouts' rollout policy (:data:`koikoi.agents.kernel.POLICIES`).
+        rollouts: playouts per action and re-deal (default :data:`EXPERT_ROLLOUTS`).
         infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
         prior: weight of the heuristic's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
@@ -122,13 +123,16 @@ class ExpertAgent(MCTSAgent):
         lookahead: int = DEFAULT_LOOKAHEAD,
         samples: int = DEFAULT_SAMPLES,
         infer: str = DEFAULT_INFER,
+        rollouts: int = EXPERT_ROLLOUTS,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
+        if rollouts < 1:
+            raise InvalidInputError(f"expert: rollouts must be 1 or more, not {rollouts!r}")
         super().__init__(
             time_limit=time_limit,
             iterations=iterations,
-            rollouts=EXPERT_ROLLOUTS,
+            rollouts=rollouts,
             objective="match",
             infer=infer,
             policy=policy,
@@ -171,6 +175,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"samples={samples}")
         if infer != DEFAULT_INFER:
             parts.append("infer=0" if infer == "off" else f"infer={infer}")
+        if rollouts != EXPERT_ROLLOUTS:
+            parts.append(f"rollouts={rollouts}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -346,6 +352,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "lookahead",
         "samples",
         "infer",
+        "rollouts",
     )
     for key in params:
         if key not in allowed:
@@ -372,6 +379,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     prior = number("prior", float)
     lookahead = number("lookahead", int)
     samples = number("samples", int)
+    rollouts = number("rollouts", int)
     return ExpertAgent(
         time_limit=number("time", float),
         iterations=number("iterations", int),
@@ -384,6 +392,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead,
         samples=DEFAULT_SAMPLES if samples is None else samples,
         infer=infer_mode(params.get("infer", DEFAULT_INFER), "expert"),
+        rollouts=EXPERT_ROLLOUTS if rollouts is None else rollouts,
     )
 
 

@@ -43,6 +43,7 @@ True
 from __future__ import annotations
 
 import functools
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -88,7 +89,7 @@ __all__ = [
     "yaku_total",
 ]
 
-POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku", "tactical", "bold")
+POLICIES: Final[tuple[str, ...]] = ("random", "greedy", "yaku", "tactical", "bold", "soft")
 """The rollout policies."""
 
 REASONS: Final[tuple[str, ...]] = (
@@ -519,6 +520,28 @@ def _bold_koikoi(rnd: Round) -> bool:
     return True
 
 
+SOFT_TEMPERATURE: Final = 16.0
+SOFT_CAPTURE_BONUS: Final = 30
+"""As the kernel's: the ``soft`` policy's temperature and capture bonus."""
+
+
+def _soft_choice(rnd: Round, ids: list[int], rng: random.Random) -> int:
+    """The kernel's ``soft_choice``: a hand play drawn with chance proportional to
+    ``exp((greedy value + bonus if it captures) / temperature)``."""
+    values = [
+        _greedy_value(rnd.field, a) + (SOFT_CAPTURE_BONUS if _captured_by(rnd, a) else 0)
+        for a in ids
+    ]
+    best = max(values)
+    weights = [math.exp((v - best) / SOFT_TEMPERATURE) for v in values]
+    u = rng.random() * sum(weights)
+    for a, w in zip(ids, weights, strict=True):
+        u -= w
+        if u < 0.0:
+            return a
+    return ids[-1]
+
+
 def _python_choice(rnd: Round, ids: list[int], rng: random.Random, code: int) -> int:
     """The rollout policy ``POLICIES[code]`` on the reference engine (the kernel's choices)."""
     if code == 0 or len(ids) == 1:
@@ -526,6 +549,8 @@ def _python_choice(rnd: Round, ids: list[int], rng: random.Random, code: int) ->
     if KOIKOI_ID in ids:
         return KOIKOI_ID if code == 4 and _bold_koikoi(rnd) else STOP_ID
     field = rnd.field
+    if code == 5 and rnd.phase is Phase.PLAY:
+        return _soft_choice(rnd, ids, rng)
     if code == 3:
         values = _tactical_values(rnd, ids)
     elif code in (2, 4):  # bold captures as yaku does

@@ -62,7 +62,7 @@ __all__ = [
     "rollout_values",
 ]
 
-POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "tactical", "random", "bold")
+POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "tactical", "random", "bold", "soft")
 BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
 OBJECTIVES: Final[tuple[str, ...]] = ("match", "round")
 DEFAULT_TIME: Final = 1.0
