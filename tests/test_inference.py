@@ -223,12 +223,19 @@ def test_nothing_to_infer_gives_no_pool() -> None:
     view = view_of(m, m.current)  # nobody has played yet
     assert opponent_hands(view, random.Random(1), 10) is None
     rnd = _missed_bright()
-    # A view built from a position carries no plays.
     from koikoi.positions import position
 
-    again = PlayerView.from_position(position(rnd, player=0))
-    assert again.plays == ()
-    assert opponent_hands(again, random.Random(1), 10) is None
+    # A position carries the plays (plays=): the same view, the same posterior.
+    text = position(rnd, player=0)
+    again = PlayerView.from_position(text)
+    assert again.plays == rnd.plays != ()
+    pool = opponent_hands(again, random.Random(1), 10)
+    assert pool is not None
+    assert pool == opponent_hands(view_of_round(rnd, 0), random.Random(1), 10)
+    # Without its plays= field, a view has no plays to infer from.
+    bare = " ".join(w for w in text.split() if not w.startswith("plays="))
+    assert PlayerView.from_position(bare).plays == ()
+    assert opponent_hands(PlayerView.from_position(bare), random.Random(1), 10) is None
 
 
 def test_bad_arguments_are_clear_errors() -> None:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from koikoi import positions
+from koikoi.cards import CODES
 from koikoi.engine import Match, Phase, Round
 from koikoi.positions import PositionError, parse_position, position
 from koikoi.rules import PRESET_NAMES, get_rules, load_rules_text
@@ -46,6 +47,7 @@ def _state(rnd: Round) -> tuple[object, ...]:
         tuple(rnd.called_score),
         rnd.last_improver,
         tuple(rnd.declined),
+        rnd.plays,
     )
 
 
@@ -119,6 +121,7 @@ def test_view_position_round_trip(rules: str, seed: int, steps: int, player: int
         "called_scores",
         "last_improver",
         "declined",
+        "plays",
         "match_scores",
         "rounds",
         "legal_ids",
@@ -210,6 +213,48 @@ def test_refusals_name_the_problem(text: str, reason: str) -> None:
     with pytest.raises(PositionError) as info:
         parse_position(text)
     assert reason in str(info.value)
+
+
+def _with_plays() -> str:
+    """Player 0's view after three hand plays (0, 1, 0) of a real round."""
+    m = _match_at("nintendo", 3, 0)
+    rng = random.Random(3)
+    while len(m.round.plays) < 3 or m.round.phase is not Phase.PLAY:
+        m.apply_id(rng.choice(m.legal_ids()))
+    return position(m, player=0)
+
+
+def test_plays_field_round_trips_and_is_checked() -> None:
+    text = _with_plays()
+    plays = next(w for w in text.split() if w.startswith("plays=")).removeprefix("plays=")
+    items = plays.split(",")
+    assert [i.split(":")[0] for i in items] == ["0", "1", "0"]
+    view = PlayerView.from_position(text)
+    assert len(view.plays) == 3 and position(view) == text
+    first = items[0].split(":")
+    for bad, reason in (
+        (",".join(items[:2]), "player 0 has played 2 hand cards, but 1 of their plays"),
+        (",".join([items[1], items[0], items[2]]), "item 1 is player 1's, but player 0 plays it"),
+        (",".join([items[0], items[1], items[0]]), f"card {first[1]} is played twice"),
+        ("0:1L", "is not player:card:field"),
+        ("2:1L:-," + ",".join(items[1:]), "a player is 0 or 1"),
+        ("0:-:-," + ",".join(items[1:]), "plays one card, not 0"),
+        ("0:1L+2L:-," + ",".join(items[1:]), "unknown card '1L+2L'"),
+        (f"0:{first[1]}:{first[1]}," + ",".join(items[1:]), "which its field already holds"),
+    ):
+        with pytest.raises(PositionError) as info:
+            parse_position(_swap(text, "plays", bad))
+        assert reason in str(info.value), (bad, str(info.value))
+    second, third = items[1].split(":"), items[2].split(":")
+    early = f"1:{second[1]}:" + (third[1] if second[2] == "-" else f"{second[2]}+{third[1]}")
+    with pytest.raises(PositionError, match=f"field holds {third[1]}, a card still in a hand"):
+        parse_position(_swap(text, "plays", ",".join([items[0], early, items[2]])))
+    # A field card of the first play that is now in the opponent's hand cannot be.
+    hidden = parse_position(text).unseen
+    stray = CODES[next(c for c in range(48) if hidden >> c & 1)]
+    moved = f"0:{first[1]}:" + (stray if first[2] == "-" else f"{first[2]}+{stray}")
+    with pytest.raises(PositionError, match="neither on the field nor in a pile"):
+        parse_position(_swap(text, "plays", ",".join([moved, *items[1:]])))
 
 
 def test_pile_checks() -> None:

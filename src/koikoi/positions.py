@@ -40,6 +40,9 @@ field          meaning
 ``improver``   the last player whose score went up this round (default: none)
 ``declined``   ``A/B``: per player, the months (``3,5``) that were on the field
                when they laid a hand card without capturing (default ``-/-``)
+``plays``      this round's hand plays in order, ``player:card:field`` joined by
+               commas, the field before the play as codes joined by ``+`` (``-``
+               when empty): ``0:1L:2P1+3L,1:3P2:2P1+1L`` (default: none given)
 ``match``      ``a/b``: the match scores before this round ends (optional)
 =============  ==============================================================
 
@@ -100,6 +103,7 @@ KEYS: Final[tuple[str, ...]] = (
     "called",
     "improver",
     "declined",
+    "plays",
     "match",
 )
 """The fields of a position, in the canonical order."""
@@ -145,6 +149,8 @@ class Position:
     declined: tuple[int, int]
     """Card sets of whole months, as :attr:`Round.declined`."""
     match_scores: tuple[int, int] | None
+    plays: tuple[tuple[int, int, int], ...] = ()
+    """This round's hand plays, as :attr:`Round.plays` (empty when the text gives none)."""
 
     @property
     def is_view(self) -> bool:
@@ -257,9 +263,17 @@ def _format(p: Position) -> str:
         out.append(f"improver={p.last_improver}")
     if p.declined != (0, 0):
         out.append(f"declined={_months(p.declined[0])}/{_months(p.declined[1])}")
+    if p.plays:
+        out.append("plays=" + ",".join(_play_text(play) for play in p.plays))
     if p.match_scores is not None:
         out.append(f"match={p.match_scores[0]}/{p.match_scores[1]}")
     return " ".join(out)
+
+
+def _play_text(play: tuple[int, int, int]) -> str:
+    player, card, field = play
+    before = "+".join(CODES[c] for c in card_list(field)) if field else "-"
+    return f"{player}:{CODES[card]}:{before}"
 
 
 def _of_round(
@@ -295,6 +309,7 @@ def _of_round(
         last_improver=rnd.last_improver,
         declined=(rnd.declined[0], rnd.declined[1]),
         match_scores=match_scores,
+        plays=rnd.plays,
     )
 
 
@@ -327,6 +342,7 @@ def _of_view(view: PlayerView) -> Position:
         last_improver=view.last_improver,
         declined=view.declined,
         match_scores=match,
+        plays=view.plays,
     )
 
 
@@ -426,6 +442,28 @@ def _card_set(key: str, value: str) -> int:
     for c in _card_seq(key, value):
         mask |= 1 << c
     return mask
+
+
+def _plays(value: str) -> tuple[tuple[int, int, int], ...]:
+    """``plays=``: ``player:card:field`` items joined by commas (field cards by ``+``)."""
+    out: list[tuple[int, int, int]] = []
+    for n, item in enumerate(value.split(","), start=1):
+        parts = item.split(":")
+        if len(parts) != 3:
+            raise PositionError(
+                f"plays: item {n} {item!r} is not player:card:field (e.g. 0:1L:2P1+3L)"
+            )
+        player = _player(f"plays item {n}", parts[0])
+        cards = _card_seq(f"plays item {n}", parts[1])
+        if len(cards) != 1:
+            raise PositionError(f"plays: item {n} {item!r} plays one card, not {len(cards)}")
+        field = _card_set(f"plays item {n}'s field", parts[2].replace("+", ","))
+        if field >> cards[0] & 1:
+            raise PositionError(
+                f"plays: item {n} plays {CODES[cards[0]]}, which its field already holds"
+            )
+        out.append((player, cards[0], field))
+    return tuple(out)
 
 
 def _month_set(key: str, value: str) -> int:
@@ -550,6 +588,7 @@ def parse_position(text: str, *, rules: Rules | None = None) -> Position:
         _month_set("declined", declined_texts[1]),
     )
     match = _int_pair("match", found["match"], low=None) if "match" in found else None
+    plays = _plays(found["plays"]) if "plays" in found else ()
 
     month = (round_number - 1) % 12 + 1
     called_flags = (calls[0] > 0, calls[1] > 0)
@@ -583,6 +622,7 @@ def parse_position(text: str, *, rules: Rules | None = None) -> Position:
         last_improver=improver,
         declined=declined,
         match_scores=match,
+        plays=plays,
     )
     _check(pos)
     return pos
@@ -598,6 +638,48 @@ def _check(p: Position) -> None:
     _check_counts(p)
     _check_piles(p)
     _check_scores(p)
+    if p.plays:
+        _check_plays(p)
+
+
+def _check_plays(p: Position) -> None:
+    """Plays given must be the whole round's: one per hand card played, the players
+    taking turns from the leader, every card played or seen on a field now in a pile
+    or on the field (cards leave the field only for a pile)."""
+    for i in (0, 1):
+        mine = sum(1 for play in p.plays if play[0] == i)
+        if mine != HAND_SIZE - p.hand_counts[i]:
+            raise PositionError(
+                f"plays: player {i} has played {HAND_SIZE - p.hand_counts[i]} hand cards, "
+                f"but {mine} of their plays are given"
+            )
+    table = p.field | p.piles[0] | p.piles[1]
+    played = 0
+    later = 0  # the cards played from each item on
+    for _, card, _ in p.plays:
+        later |= 1 << card
+    for n, (player, card, field) in enumerate(p.plays, start=1):
+        turn = p.leader if n % 2 else 1 - p.leader
+        if player != turn:
+            raise PositionError(
+                f"plays: item {n} is player {player}'s, but player {turn} plays it "
+                f"(the players take turns, player {p.leader} first)"
+            )
+        if played >> card & 1:
+            raise PositionError(f"plays: card {CODES[card]} is played twice")
+        played |= 1 << card
+        lost = (field | (1 << card)) & ~table
+        if lost:
+            raise PositionError(
+                f"plays: item {n} has {CODES[card_list(lost)[0]]} played or on the field, "
+                "but it is now neither on the field nor in a pile"
+            )
+        if field & later:
+            raise PositionError(
+                f"plays: item {n}'s field holds {CODES[card_list(field & later)[0]]}, "
+                "a card still in a hand then (it is played at this item or later)"
+            )
+        later &= ~(1 << card)
 
 
 def _check_cards(p: Position) -> None:
@@ -769,6 +851,7 @@ def _restore(rnd: Round, p: Position) -> None:
         called_scores=p.called_scores,
         last_improver=p.last_improver,
         declined=p.declined,
+        plays=p.plays,
     )
 
 
