@@ -70,6 +70,7 @@ DEFAULT_BLEND: Final = 0.5
 MAX_NET_DEALS: Final = 64
 """Re-deals valued by the network per decision at most (fewer under a short budget)."""
 SLOPE_STEP: Final = 3.0
+"""Points either side of an action's expected result for the utility's slope."""
 ENDGAME_CARDS: Final = 4
 """Hand cards left (both players together) at or below which the expert solves the
 rest of the round exactly on each re-deal instead of playing it out."""
@@ -78,7 +79,6 @@ ENDGAME_DEALS: Final = 400
 ENDGAME_WEIGHT: Final = 20
 """Under ``iterations=N``, an endgame decision solves ``N / ENDGAME_WEIGHT`` re-deals
 (about the time of ``N`` playout iterations)."""
-"""Points either side of an action's expected result for the utility's slope."""
 
 
 class ExpertAgent(MCTSAgent):
