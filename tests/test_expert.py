@@ -84,6 +84,10 @@ def test_specs() -> None:
     assert make_agent("expert:prior=1").name == "expert"  # the default
     assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
     assert make_agent("expert:infer=0").name == "expert:infer=0"
+    by_points = make_agent("expert:objective=round")
+    assert isinstance(by_points, ExpertAgent) and by_points.objective == "round"
+    assert by_points.name == "expert:objective=round"
+    assert make_agent("expert:objective=match").name == "expert"  # the default
     soft = make_agent("expert:policy=soft,rollouts=3")
     assert soft.name == "expert:policy=soft,rollouts=3"
     assert isinstance(soft, ExpertAgent) and soft.rollouts == 3 and soft.policy == "soft"
@@ -106,6 +110,7 @@ def test_specs() -> None:
         ("expert:lookahead=two", "lookahead must be a whole number"),
         ("expert:samples=0", "samples must be from 1 to 1024"),
         ("expert:rollouts=0", "expert: rollouts must be 1 or more"),
+        ("expert:objective=points", "expert: unknown objective 'points': allowed match, round"),
         ("expert:rollouts=many", "rollouts must be a whole number"),
         ("mcts:lookahead=17", "lookahead must be from 0 to 16"),
         ("mcts:samples=x", "samples must be a whole number"),

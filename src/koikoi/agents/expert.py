@@ -30,7 +30,13 @@ from typing import Any, Final
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
-from koikoi.agents.mcts import DEFAULT_SAMPLES, MatchUtility, MCTSAgent, infer_mode
+from koikoi.agents.mcts import (
+    DEFAULT_SAMPLES,
+    OBJECTIVES,
+    MatchUtility,
+    MCTSAgent,
+    infer_mode,
+)
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.views import PlayerView
@@ -124,16 +130,21 @@ class ExpertAgent(MCTSAgent):
         samples: int = DEFAULT_SAMPLES,
         infer: str = DEFAULT_INFER,
         rollouts: int = EXPERT_ROLLOUTS,
+        objective: str = "match",
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
         if rollouts < 1:
             raise InvalidInputError(f"expert: rollouts must be 1 or more, not {rollouts!r}")
+        if objective not in OBJECTIVES:
+            raise InvalidInputError(
+                f"expert: unknown objective {objective!r}: allowed {', '.join(OBJECTIVES)}"
+            )
         super().__init__(
             time_limit=time_limit,
             iterations=iterations,
             rollouts=rollouts,
-            objective="match",
+            objective=objective,
             infer=infer,
             policy=policy,
             lookahead=lookahead,
@@ -177,6 +188,8 @@ class ExpertAgent(MCTSAgent):
             parts.append("infer=0" if infer == "off" else f"infer={infer}")
         if rollouts != EXPERT_ROLLOUTS:
             parts.append(f"rollouts={rollouts}")
+        if objective != "match":
+            parts.append(f"objective={objective}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -353,6 +366,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "samples",
         "infer",
         "rollouts",
+        "objective",
     )
     for key in params:
         if key not in allowed:
@@ -393,6 +407,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         samples=DEFAULT_SAMPLES if samples is None else samples,
         infer=infer_mode(params.get("infer", DEFAULT_INFER), "expert"),
         rollouts=EXPERT_ROLLOUTS if rollouts is None else rollouts,
+        objective=params.get("objective", "match").lower(),
     )
 
 
