@@ -87,6 +87,21 @@ def test_train_equity_reproduces_the_shipped_counts(capsys: pytest.CaptureFixtur
     assert "is not a preset" in capsys.readouterr().err
 
 
+def test_train_equity_with_another_player(capsys: pytest.CaptureFixture[str]) -> None:
+    """--agent measures the rounds of another player's self-play, and says so."""
+    args = ["train", "equity", "--rounds", "12", "--rules", "leaflet", "--seed", "1"]
+    assert main([*args, "--agent", "greedy"]) == 0
+    greedy = json.loads(capsys.readouterr().out)
+    assert greedy["recipe"].endswith("--agent greedy")
+    assert greedy["presets"]["leaflet"]["source"] == "greedy self-play, seed 1"
+    assert sum(greedy["presets"]["leaflet"]["counts"].values()) == 12
+    assert main(args) == 0
+    heuristic = json.loads(capsys.readouterr().out)
+    assert heuristic["presets"]["leaflet"]["source"] == "heuristic self-play, seed 1"
+    assert main([*args, "--agent", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+
+
 def test_a_preset_with_another_match_length_reuses_its_rounds() -> None:
     six = get_rules("nintendo").replace(game__rounds=6)
     assert outcomes_for(six) == outcomes_for(get_rules("nintendo"))

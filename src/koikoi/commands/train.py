@@ -38,9 +38,10 @@ def register(subparsers: Any) -> None:
         "equity",
         help="measure the round-outcome distributions behind the match-equity tables",
         description=(
-            "Play rounds of heuristic self-play under each preset and count how many points "
-            "the dealer or the other player wins. The match-equity tables are computed from "
-            "these distributions. The package ships the output of the default command."
+            "Play rounds of self-play under each preset (the heuristic on both sides, or --agent) "
+            "and count how many points the dealer or the other player wins. The match-equity "
+            "tables are computed from these distributions. The package ships the output of the "
+            "default command."
         ),
     )
     equity.add_argument(
@@ -59,6 +60,12 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="PRESET",
         help="only this preset (repeatable; default: every preset)",
+    )
+    equity.add_argument(
+        "--agent",
+        default="heuristic",
+        metavar="SPEC",
+        help="the player on both sides (default heuristic; e.g. mcts:iterations=300,rollouts=1)",
     )
     equity.add_argument(
         "--out",
@@ -139,6 +146,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _run_equity(args: argparse.Namespace) -> int:
+    from koikoi.agents import make_agent
     from koikoi.agents.equity import measure_outcomes
     from koikoi.errors import InvalidInputError
     from koikoi.rules import PRESET_NAMES, get_rules
@@ -151,10 +159,13 @@ def _run_equity(args: argparse.Namespace) -> int:
             raise InvalidInputError(
                 f"--rules {name!r} is not a preset: allowed {', '.join(PRESET_NAMES)}"
             )
+    make_agent(args.agent)  # a bad spec fails here, before any round is played
     presets: dict[str, Any] = {}
     for name in names:
         start = time.perf_counter()
-        presets[name] = measure_outcomes(get_rules(name), args.rounds, seed=args.seed).to_dict()
+        presets[name] = measure_outcomes(
+            get_rules(name), args.rounds, seed=args.seed, agent=args.agent
+        ).to_dict()
         print(
             f"train equity: {name}: {args.rounds} rounds in {time.perf_counter() - start:.1f} s",
             file=sys.stderr,
@@ -162,7 +173,8 @@ def _run_equity(args: argparse.Namespace) -> int:
     data = {
         "format": "koikoi-round-outcomes",
         "version": 1,
-        "recipe": f"koikoi train equity --rounds {args.rounds} --seed {args.seed}",
+        "recipe": f"koikoi train equity --rounds {args.rounds} --seed {args.seed}"
+        + ("" if args.agent == "heuristic" else f" --agent {args.agent}"),
         "presets": presets,
     }
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
