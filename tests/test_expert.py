@@ -111,6 +111,7 @@ def test_specs() -> None:
         ("expert:samples=0", "samples must be from 1 to 1024"),
         ("expert:rollouts=0", "expert: rollouts must be 1 or more"),
         ("expert:objective=points", "expert: unknown objective 'points': allowed match, round"),
+        ("expert:samples=2000", "expert: samples must be from 1 to 1024"),
         ("expert:rollouts=many", "rollouts must be a whole number"),
         ("mcts:lookahead=17", "lookahead must be from 0 to 16"),
         ("mcts:samples=x", "samples must be a whole number"),

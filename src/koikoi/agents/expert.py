@@ -30,13 +30,7 @@ from typing import Any, Final
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
-from koikoi.agents.mcts import (
-    DEFAULT_SAMPLES,
-    OBJECTIVES,
-    MatchUtility,
-    MCTSAgent,
-    infer_mode,
-)
+from koikoi.agents.mcts import DEFAULT_SAMPLES, MatchUtility, MCTSAgent, infer_mode
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.views import PlayerView
@@ -67,6 +61,8 @@ DEFAULT_LOOKAHEAD: Final = 0
 (:class:`~koikoi.agents.mcts.MCTSAgent`'s ``lookahead``): off by default, an option
 (``expert:lookahead=1``), because it did not measure stronger inside ``expert``
 (docs/benchmarks.md)."""
+DEFAULT_OBJECTIVE: Final = "match"
+"""What the expert maximises: match equity (``objective=round``: round points)."""
 DEFAULT_INFER: Final = "plays"
 """How the expert re-deals the opponent's hand (:data:`koikoi.agents.mcts.INFER_MODES`):
 from every play of theirs (measured better than their lays alone at predicting their
@@ -113,7 +109,10 @@ class ExpertAgent(MCTSAgent):
         infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
         prior: weight of the heuristic's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
+        objective: ``"match"`` (match equity, the default) or ``"round"`` (round points).
     """
+
+    KIND = "expert"
 
     def __init__(
         self,
@@ -130,16 +129,10 @@ class ExpertAgent(MCTSAgent):
         samples: int = DEFAULT_SAMPLES,
         infer: str = DEFAULT_INFER,
         rollouts: int = EXPERT_ROLLOUTS,
-        objective: str = "match",
+        objective: str = DEFAULT_OBJECTIVE,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
-        if rollouts < 1:
-            raise InvalidInputError(f"expert: rollouts must be 1 or more, not {rollouts!r}")
-        if objective not in OBJECTIVES:
-            raise InvalidInputError(
-                f"expert: unknown objective {objective!r}: allowed {', '.join(OBJECTIVES)}"
-            )
         super().__init__(
             time_limit=time_limit,
             iterations=iterations,
@@ -188,7 +181,7 @@ class ExpertAgent(MCTSAgent):
             parts.append("infer=0" if infer == "off" else f"infer={infer}")
         if rollouts != EXPERT_ROLLOUTS:
             parts.append(f"rollouts={rollouts}")
-        if objective != "match":
+        if objective != DEFAULT_OBJECTIVE:
             parts.append(f"objective={objective}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
@@ -407,7 +400,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         samples=DEFAULT_SAMPLES if samples is None else samples,
         infer=infer_mode(params.get("infer", DEFAULT_INFER), "expert"),
         rollouts=EXPERT_ROLLOUTS if rollouts is None else rollouts,
-        objective=params.get("objective", "match").lower(),
+        objective=params.get("objective", DEFAULT_OBJECTIVE).lower(),
     )
 
 

@@ -42,7 +42,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from koikoi.agents.base import ActionValue
 from koikoi.engine import Phase, Round
@@ -246,6 +246,9 @@ class MCTSAgent:
         samples: the re-deals of each lookahead choice.
     """
 
+    KIND: ClassVar[str] = "mcts"
+    """The spec name that the agent's error messages start with (a subclass sets its own)."""
+
     def __init__(
         self,
         *,
@@ -265,33 +268,37 @@ class MCTSAgent:
         mode = ("lays" if infer else "off") if isinstance(infer, bool) else infer
         if mode not in INFER_MODES:
             raise InvalidInputError(
-                f"mcts: unknown infer {infer!r}: allowed {', '.join(INFER_MODES)} (or 1, 0)"
+                f"{self.KIND}: unknown infer {infer!r}: allowed {', '.join(INFER_MODES)} (or 1, 0)"
             )
         if time_limit is not None and not (time_limit > 0 and math.isfinite(time_limit)):
-            raise InvalidInputError(f"mcts: time must be a positive number, not {time_limit!r}")
+            raise InvalidInputError(
+                f"{self.KIND}: time must be a positive number, not {time_limit!r}"
+            )
         if iterations is not None and iterations < 1:
-            raise InvalidInputError(f"mcts: iterations must be 1 or more, not {iterations!r}")
+            raise InvalidInputError(
+                f"{self.KIND}: iterations must be 1 or more, not {iterations!r}"
+            )
         if rollouts < 1:
-            raise InvalidInputError(f"mcts: rollouts must be 1 or more, not {rollouts!r}")
+            raise InvalidInputError(f"{self.KIND}: rollouts must be 1 or more, not {rollouts!r}")
         if policy not in POLICIES:
             raise InvalidInputError(
-                f"mcts: unknown policy {policy!r}: allowed {', '.join(POLICIES)}"
+                f"{self.KIND}: unknown policy {policy!r}: allowed {', '.join(POLICIES)}"
             )
         if backend not in BACKENDS:
             raise InvalidInputError(
-                f"mcts: unknown backend {backend!r}: allowed {', '.join(BACKENDS)}"
+                f"{self.KIND}: unknown backend {backend!r}: allowed {', '.join(BACKENDS)}"
             )
         if objective not in OBJECTIVES:
             raise InvalidInputError(
-                f"mcts: unknown objective {objective!r}: allowed {', '.join(OBJECTIVES)}"
+                f"{self.KIND}: unknown objective {objective!r}: allowed {', '.join(OBJECTIVES)}"
             )
         if not 0 <= lookahead <= MAX_LOOKAHEAD:
             raise InvalidInputError(
-                f"mcts: lookahead must be from 0 to {MAX_LOOKAHEAD}, not {lookahead!r}"
+                f"{self.KIND}: lookahead must be from 0 to {MAX_LOOKAHEAD}, not {lookahead!r}"
             )
         if not 1 <= samples <= MAX_SAMPLES:
             raise InvalidInputError(
-                f"mcts: samples must be from 1 to {MAX_SAMPLES}, not {samples!r}"
+                f"{self.KIND}: samples must be from 1 to {MAX_SAMPLES}, not {samples!r}"
             )
         self.lookahead = lookahead
         self.samples = samples
@@ -335,7 +342,7 @@ class MCTSAgent:
             fn = _kernel_playouts()
             if fn is None and self.backend == "kernel":
                 raise InvalidInputError(
-                    "mcts: backend=kernel needs numba and numpy: pip install 'koikoi[fast]'"
+                    f"{self.KIND}: backend=kernel needs numba and numpy: pip install 'koikoi[fast]'"
                 )
         if fn is not None:
             from koikoi.engine import Match
@@ -370,7 +377,7 @@ class MCTSAgent:
     def act(self, view: PlayerView, rng: random.Random) -> int:
         ids = view.legal_ids
         if not ids:
-            raise InvalidInputError("mcts: no legal action in this view (not our turn)")
+            raise InvalidInputError(f"{self.KIND}: no legal action in this view (not our turn)")
         if len(ids) == 1:
             return ids[0]
         utility = self.utility(view)
@@ -476,7 +483,7 @@ class MCTSAgent:
         """
         ids = list(view.legal_ids)
         if not ids or view.player is None:
-            raise InvalidInputError("mcts: no legal action in this view (not our turn)")
+            raise InvalidInputError(f"{self.KIND}: no legal action in this view (not our turn)")
         self._prepare()
         start = time.perf_counter()
         limit = self.time_limit if time_limit is None else time_limit
