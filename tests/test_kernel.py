@@ -622,6 +622,13 @@ def test_soft_policy_follows_the_play_model(backend: str) -> None:
     a round, repeated, comes out in proportion to exp((greedy value + bonus) / T)."""
     import math
 
+    from koikoi.agents import _kernel_impl
+    from koikoi.agents.inference import PlayModel
+
+    model = PlayModel()  # the policy plays by the play model's defaults, in both copies
+    soft = (kernel.SOFT_TEMPERATURE, kernel.SOFT_CAPTURE_BONUS)
+    assert soft == (model.temperature, model.capture_bonus)
+    assert soft == (_kernel_impl.SOFT_TEMPERATURE, _kernel_impl.SOFT_CAPTURE_BONUS)
     rnd = Match(get_rules("nintendo"), seed=4, events=False).round
     ids = rnd.legal_ids()
     field = rnd.field

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import card_value
+from koikoi.agents.inference import PlayModel
 from koikoi.cards import (
     AKATAN,
     ANIMALS,
@@ -520,9 +521,10 @@ def _bold_koikoi(rnd: Round) -> bool:
     return True
 
 
-SOFT_TEMPERATURE: Final = 16.0
-SOFT_CAPTURE_BONUS: Final = 30
-"""As the kernel's: the ``soft`` policy's temperature and capture bonus."""
+SOFT_TEMPERATURE: Final = PlayModel().temperature
+SOFT_CAPTURE_BONUS: Final = int(PlayModel().capture_bonus)
+"""The ``soft`` policy's temperature and capture bonus: the inference's play model's
+(the compiled kernel keeps its own copy, tested equal)."""
 
 
 def _soft_choice(rnd: Round, ids: list[int], rng: random.Random) -> int:
