@@ -654,8 +654,7 @@ def _check_plays(p: Position) -> None:
                 f"but {mine} of their plays are given"
             )
     table = p.field | p.piles[0] | p.piles[1]
-    played = 0
-    later = 0  # the cards played from each item on
+    later = 0  # the cards played from item n on: a card gone from it was played before
     for _, card, _ in p.plays:
         later |= 1 << card
     for n, (player, card, field) in enumerate(p.plays, start=1):
@@ -665,9 +664,8 @@ def _check_plays(p: Position) -> None:
                 f"plays: item {n} is player {player}'s, but player {turn} plays it "
                 f"(the players take turns, player {p.leader} first)"
             )
-        if played >> card & 1:
+        if not later >> card & 1:
             raise PositionError(f"plays: card {CODES[card]} is played twice")
-        played |= 1 << card
         lost = (field | (1 << card)) & ~table
         if lost:
             raise PositionError(
