@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import doctest
 import json
+import pathlib
 
 import pytest
 
-from koikoi.agents import equity
+from koikoi.agents import equity, make_agent
 from koikoi.agents.equity import MatchEquity, RoundOutcomes, match_equity, outcomes_for
+from koikoi.agents.mcts import MatchUtility, MCTSAgent
 from koikoi.cli import main
+from koikoi.engine import Match
 from koikoi.errors import InvalidInputError
 from koikoi.rules import PRESET_NAMES, get_rules, load_rules_text
+from koikoi.views import view_of
 
 
 def test_doctests() -> None:
@@ -109,3 +113,71 @@ def test_a_preset_with_another_match_length_reuses_its_rounds() -> None:
     assert met.equity(lead=3, rounds_left=6, i_deal=False) > 0.5
     other = get_rules("nintendo").replace(points__goko=15)
     assert equity._same_rounds_as(other) is None
+
+
+def _outcomes_file(tmp_path: pathlib.Path, presets: dict[str, dict[str, int]]) -> str:
+    data = {
+        "format": "koikoi-round-outcomes",
+        "version": 1,
+        "presets": {
+            name: {"rounds": sum(counts.values()), "source": "test", "counts": counts}
+            for name, counts in presets.items()
+        },
+    }
+    path = tmp_path / "outcomes.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_an_equity_file_replaces_the_shipped_distribution(tmp_path: pathlib.Path) -> None:
+    """expert:equity=FILE plays for the match-equity table built from that file's
+    rounds: a wider spread of results makes a 10-point lead worth less."""
+    wide = _outcomes_file(tmp_path, {"nintendo": {"-30": 1, "30": 1}})
+    rules = get_rules("nintendo")
+    narrow = match_equity(rules)
+    met = match_equity(rules, wide)
+    assert met.outcomes.source == "test"
+    assert met.equity(lead=10, rounds_left=1, i_deal=False) == 0.5
+    assert narrow.equity(lead=10, rounds_left=1, i_deal=False) > 0.6
+    # Another match length under the same rounds uses the file too.
+    six = rules.replace(game__rounds=6)
+    assert outcomes_for(six, wide) == met.outcomes
+
+    agent = make_agent(f"expert:iterations=5,equity={wide}")
+    assert isinstance(agent, MCTSAgent)
+    assert agent.name.endswith(f"equity={wide}") and agent.equity == wide
+    m = Match(rules, seed=3, events=False)
+    view = view_of(m, m.current, with_history=False)
+    utility = agent.utility(view)
+    assert utility is not None
+    expected = met.round_utility(
+        own=0, other=0, rounds_left=rules.game.rounds - 1, i_deal=view.dealer == view.player
+    )
+    assert utility.table == tuple(expected)
+    shipped = MatchUtility.of_view(view)
+    assert shipped is not None and shipped.table != utility.table
+    mcts = make_agent(f"mcts:objective=match,equity={wide}")
+    assert isinstance(mcts, MCTSAgent) and mcts.utility(view) is not None
+
+
+def test_a_bad_equity_file_is_refused_by_name(tmp_path: pathlib.Path) -> None:
+    missing = tmp_path / "missing.json"
+    with pytest.raises(InvalidInputError, match=r"expert: equity file .*missing.json: cannot read"):
+        make_agent(f"expert:equity={missing}")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=r"mcts: equity file .*: not JSON"):
+        make_agent(f"mcts:equity={bad}")
+    bad.write_text('{"presets": {}}', encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="not a round-outcomes file"):
+        equity.read_outcomes_file(bad)
+    with pytest.raises(InvalidInputError, match="'nope' is not a preset"):
+        equity.read_outcomes_file(_outcomes_file(tmp_path, {"nope": {"1": 1}}))
+    with pytest.raises(InvalidInputError, match="leaflet: no rounds"):
+        equity.read_outcomes_file(_outcomes_file(tmp_path, {"leaflet": {"1": 0}}))
+    only_leaflet = _outcomes_file(tmp_path, {"leaflet": {"1": 1}})
+    with pytest.raises(InvalidInputError, match=r"preset 'nintendo'.*holds only leaflet"):
+        outcomes_for(get_rules("nintendo"), only_leaflet)
+    house = get_rules("nintendo").replace(points__goko=15)
+    with pytest.raises(InvalidInputError, match="no preset's"):
+        outcomes_for(house, only_leaflet)

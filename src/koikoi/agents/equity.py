@@ -36,6 +36,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any, Final
 
 from koikoi.errors import InvalidInputError
@@ -47,6 +48,8 @@ __all__ = [
     "RoundOutcomes",
     "match_equity",
     "measure_outcomes",
+    "outcomes_for",
+    "read_outcomes_file",
 ]
 
 MAX_ROUND_POINTS: Final = 120
@@ -151,24 +154,81 @@ def _shipped() -> dict[str, Any]:
     return data
 
 
-_OUTCOMES: dict[Rules, RoundOutcomes] = {}
-_TABLES: dict[Rules, MatchEquity] = {}
+def read_outcomes_file(path: str | Path) -> dict[str, RoundOutcomes]:
+    """The presets' round-outcome distributions in a file written by ``koikoi train
+    equity`` (the shipped file's format), checked.
+
+    Raises:
+        InvalidInputError: the file is missing, not JSON, or not in that format.
+    """
+    where = str(path)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(f"equity file {where}: cannot read it ({exc.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError(f"equity file {where}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != "koikoi-round-outcomes":
+        raise InvalidInputError(
+            f"equity file {where}: not a round-outcomes file "
+            "(expected 'format': 'koikoi-round-outcomes', as koikoi train equity writes)"
+        )
+    presets = data.get("presets")
+    if not isinstance(presets, dict) or not presets:
+        raise InvalidInputError(f"equity file {where}: 'presets' holds no distribution")
+    out: dict[str, RoundOutcomes] = {}
+    for name, entry in presets.items():
+        if name not in PRESET_NAMES:
+            raise InvalidInputError(
+                f"equity file {where}: {name!r} is not a preset: allowed {', '.join(PRESET_NAMES)}"
+            )
+        out[name] = RoundOutcomes.from_dict(entry, where=f"equity file {where}: {name}")
+    return out
 
 
-def outcomes_for(rules: Rules) -> RoundOutcomes:
+_OUTCOMES: dict[tuple[Rules, str | None], RoundOutcomes] = {}
+_TABLES: dict[tuple[Rules, str | None], MatchEquity] = {}
+_FILES: dict[str, dict[str, RoundOutcomes]] = {}
+
+
+def outcomes_file(path: str) -> dict[str, RoundOutcomes]:
+    """:func:`read_outcomes_file`, cached by path."""
+    found = _FILES.get(path)
+    if found is None:
+        found = _FILES[path] = read_outcomes_file(path)
+    return found
+
+
+def outcomes_for(rules: Rules, path: str | None = None) -> RoundOutcomes:
     """The round-outcome distribution of ``rules``: shipped for a preset (and for a rule
-    set that differs from one only in its ``game`` section), else measured."""
-    found = _OUTCOMES.get(rules)
+    set that differs from one only in its ``game`` section), else measured.
+
+    With ``path``, the distribution comes from that file (:func:`read_outcomes_file`)
+    instead, which must hold the preset whose rounds ``rules`` plays.
+
+    Raises:
+        InvalidInputError: ``path`` is bad or holds no distribution for ``rules``.
+    """
+    found = _OUTCOMES.get((rules, path))
     if found is not None:
         return found
     preset = _same_rounds_as(rules)
-    if preset is not None:
+    if path is not None:
+        held = outcomes_file(path)
+        if preset is None or preset not in held:
+            what = "no preset's" if preset is None else f"preset {preset!r}'s"
+            raise InvalidInputError(
+                f"equity file {path}: rules {rules.name!r} play rounds as {what}, and the "
+                f"file holds only {', '.join(sorted(held))}"
+            )
+        found = held[preset]
+    if found is None and preset is not None:
         entry = _shipped().get("presets", {}).get(preset)
         if entry is not None:
             found = RoundOutcomes.from_dict(entry, where=f"{DATA_FILE}: {preset}")
     if found is None:
         found = measure_outcomes(rules, ON_THE_FLY_ROUNDS, seed=0)
-    _OUTCOMES[rules] = found
+    _OUTCOMES[(rules, path)] = found
     return found
 
 
@@ -191,13 +251,15 @@ def _same_rounds_as(rules: Rules) -> str | None:
     return None
 
 
-def match_equity(rules: Rules) -> MatchEquity:
-    """The :class:`MatchEquity` of ``rules`` (cached per rule set)."""
-    met = _TABLES.get(rules)
+def match_equity(rules: Rules, path: str | None = None) -> MatchEquity:
+    """The :class:`MatchEquity` of ``rules`` (cached per rule set), from the round
+    outcomes in ``path`` when given (:func:`outcomes_for`)."""
+    key = (rules, path)
+    met = _TABLES.get(key)
     if met is None:
         if len(_TABLES) > 32:
             _TABLES.clear()
-        met = _TABLES[rules] = MatchEquity(rules, outcomes_for(rules))
+        met = _TABLES[key] = MatchEquity(rules, outcomes_for(rules, path))
     return met
 
 

@@ -110,6 +110,8 @@ class ExpertAgent(MCTSAgent):
         prior: weight of the heuristic's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
         objective: ``"match"`` (match equity, the default) or ``"round"`` (round points).
+        equity: a round-outcomes file for the match-equity tables instead of the
+            shipped one (see :class:`~koikoi.agents.mcts.MCTSAgent`).
     """
 
     KIND = "expert"
@@ -130,6 +132,7 @@ class ExpertAgent(MCTSAgent):
         infer: str = DEFAULT_INFER,
         rollouts: int = EXPERT_ROLLOUTS,
         objective: str = DEFAULT_OBJECTIVE,
+        equity: str | None = None,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -138,6 +141,7 @@ class ExpertAgent(MCTSAgent):
             iterations=iterations,
             rollouts=rollouts,
             objective=objective,
+            equity=equity,
             infer=infer,
             policy=policy,
             lookahead=lookahead,
@@ -183,6 +187,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"rollouts={rollouts}")
         if objective != DEFAULT_OBJECTIVE:
             parts.append(f"objective={objective}")
+        if equity is not None:
+            parts.append(f"equity={equity}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def _deals(self) -> int:
@@ -360,6 +366,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "infer",
         "rollouts",
         "objective",
+        "equity",
     )
     for key in params:
         if key not in allowed:
@@ -401,6 +408,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         infer=infer_mode(params.get("infer", DEFAULT_INFER), "expert"),
         rollouts=EXPERT_ROLLOUTS if rollouts is None else rollouts,
         objective=params.get("objective", DEFAULT_OBJECTIVE).lower(),
+        equity=params.get("equity") or None,
     )
 
 
@@ -564,4 +572,4 @@ def preload(agent: Any, rules: Any = None) -> None:
         if rules is not None and inner.objective == "match" and rules.game.rounds > 1:
             from koikoi.agents.equity import match_equity
 
-            match_equity(rules)
+            match_equity(rules, inner.equity)

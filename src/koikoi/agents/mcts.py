@@ -171,18 +171,20 @@ class MatchUtility:
         self.span = (len(table) - 1) // 2
 
     @classmethod
-    def of_view(cls, view: PlayerView) -> MatchUtility | None:
+    def of_view(cls, view: PlayerView, equity: str | None = None) -> MatchUtility | None:
         """The utility for ``view``'s player, or None without match context.
 
         A view has match context when its match has more than one round; a
-        single round is played for its points.
+        single round is played for its points. ``equity``: a round-outcomes file
+        to build the match-equity table from instead of the shipped one
+        (:func:`koikoi.agents.equity.outcomes_for`).
         """
         if view.player is None or view.rounds <= 1:
             return None
         from koikoi.agents.equity import match_equity
 
         me = view.player
-        met = match_equity(view.rules)
+        met = match_equity(view.rules, equity)
         return cls(
             met.round_utility(
                 own=view.match_scores[me],
@@ -244,6 +246,9 @@ class MCTSAgent:
             once (compiled kernel only; the pure-Python fallback ignores it).
             0 (the default): the policy plays every move.
         samples: the re-deals of each lookahead choice.
+        equity: under the ``match`` objective, a round-outcomes file (as ``koikoi
+            train equity`` writes) to build the match-equity tables from instead
+            of the shipped distributions; None: the shipped ones.
     """
 
     KIND: ClassVar[str] = "mcts"
@@ -262,6 +267,7 @@ class MCTSAgent:
         infer: bool | str = True,
         lookahead: int = 0,
         samples: int = DEFAULT_SAMPLES,
+        equity: str | None = None,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = DEFAULT_TIME
@@ -300,6 +306,14 @@ class MCTSAgent:
             raise InvalidInputError(
                 f"{self.KIND}: samples must be from 1 to {MAX_SAMPLES}, not {samples!r}"
             )
+        if equity is not None:
+            from koikoi.agents.equity import outcomes_file
+
+            try:
+                outcomes_file(equity)
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"{self.KIND}: {exc}") from None
+        self.equity = equity
         self.lookahead = lookahead
         self.samples = samples
         self.objective = objective
@@ -329,6 +343,8 @@ class MCTSAgent:
             parts.append(f"lookahead={lookahead}")
             if samples != DEFAULT_SAMPLES:
                 parts.append(f"samples={samples}")
+        if equity is not None:
+            parts.append(f"equity={equity}")
         self.name = "mcts:" + ",".join(parts)
 
     # ------------------------------------------------------------- set-up
@@ -364,7 +380,7 @@ class MCTSAgent:
         """The :class:`MatchUtility` for ``view`` under the ``match`` objective, else None."""
         if self.objective != "match":
             return None
-        return MatchUtility.of_view(view)
+        return MatchUtility.of_view(view, self.equity)
 
     @property
     def uses_kernel(self) -> bool:
@@ -649,6 +665,7 @@ _PARAMS: Final = (
     "infer",
     "lookahead",
     "samples",
+    "equity",
 )
 
 
@@ -719,4 +736,5 @@ def from_spec(params: Mapping[str, str], raw: str) -> MCTSAgent:
         infer=infer_mode(params.get("infer", "1"), "mcts"),
         lookahead=0 if lookahead is None else lookahead,
         samples=DEFAULT_SAMPLES if samples is None else samples,
+        equity=params.get("equity") or None,
     )
