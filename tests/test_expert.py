@@ -9,9 +9,16 @@ import pytest
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents import make_agent
 from koikoi.agents.base import GreedyAgent
-from koikoi.agents.expert import LEVELS, ExpertAgent, NoisyAgent, make_level, preload
+from koikoi.agents.expert import (
+    ENDGAME_CARDS,
+    LEVELS,
+    ExpertAgent,
+    NoisyAgent,
+    make_level,
+    preload,
+)
 from koikoi.cards import CODES, FULL_DECK, card_list, parse_cards
-from koikoi.engine import Match
+from koikoi.engine import Match, Phase
 from koikoi.errors import InvalidInputError
 from koikoi.positions import parse_position
 from koikoi.rules import get_rules
@@ -84,6 +91,8 @@ def test_specs() -> None:
     assert make_agent("expert:prior=1").name == "expert"  # the default
     assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
     assert make_agent("expert:infer=0").name == "expert:infer=0"
+    assert make_agent("expert:decide=1").name == "expert:decide=1"
+    assert make_agent("expert:lookahead=1,decide=1").name == "expert:lookahead=1"
     by_points = make_agent("expert:objective=round")
     assert isinstance(by_points, ExpertAgent) and by_points.objective == "round"
     assert by_points.name == "expert:objective=round"
@@ -108,6 +117,8 @@ def test_specs() -> None:
         ("expert:time=-1", "time must be a positive number"),
         ("expert:lookahead=-1", "lookahead must be from 0 to 16"),
         ("expert:lookahead=two", "lookahead must be a whole number"),
+        ("expert:decide=17", "expert: decide must be from 0 to 16"),
+        ("expert:decide=yes", "decide must be a whole number"),
         ("expert:samples=0", "samples must be from 1 to 1024"),
         ("expert:rollouts=0", "expert: rollouts must be 1 or more"),
         ("expert:objective=points", "expert: unknown objective 'points': allowed match, round"),
@@ -133,6 +144,39 @@ def test_lookahead_is_an_option() -> None:
     for spec in ("expert", "expert:time=0.2", "expert:iterations=50"):
         assert getattr(make_agent(spec), "lookahead", None) == 0
     assert getattr(make_agent("expert:time=0.05,lookahead=2"), "lookahead", None) == 2
+
+
+def _decide_view(seed: int) -> PlayerView:
+    """A koi-koi decision with more than the endgame's cards in hand (so playouts run)."""
+    heuristic = make_agent("heuristic")
+    rng = random.Random(seed)
+    for match_seed in range(seed, seed + 200):
+        m = Match(get_rules("nintendo"), seed=match_seed, events=False)
+        while not m.is_over:
+            view = view_of(m, m.current, with_history=False)
+            if view.phase is Phase.DECIDE and sum(view.hand_counts) > ENDGAME_CARDS:
+                return view
+            m.apply_id(heuristic.act(view, rng))
+    raise AssertionError("no koi-koi decision found")
+
+
+def test_decide_sets_the_lookahead_at_koikoi_decisions_only() -> None:
+    """expert:decide=D searches koi-koi decisions with lookahead D and everything else
+    as before: the same generator gives the same values off a decision, other ones on it."""
+    plain = make_agent("expert:iterations=40")
+    deep = make_agent("expert:iterations=40,decide=1")
+    assert isinstance(plain, ExpertAgent) and isinstance(deep, ExpertAgent)
+    decide = _decide_view(7)
+    m = Match(get_rules("nintendo"), seed=7, events=False)
+    play = view_of(m, m.current, with_history=False)
+    assert deep.lookahead_for(decide) == 1 and deep.lookahead_for(play) == 0
+    assert plain.lookahead_for(decide) == 0
+    assert deep.evaluate_detail(play, random.Random(3)) == plain.evaluate_detail(
+        play, random.Random(3)
+    )
+    assert deep.evaluate_detail(decide, random.Random(3)) != plain.evaluate_detail(
+        decide, random.Random(3)
+    )
 
 
 def _views(count: int) -> list[PlayerView]:

@@ -30,7 +30,13 @@ from typing import Any, Final
 from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
-from koikoi.agents.mcts import DEFAULT_SAMPLES, MatchUtility, MCTSAgent, infer_mode
+from koikoi.agents.mcts import (
+    DEFAULT_SAMPLES,
+    MAX_LOOKAHEAD,
+    MatchUtility,
+    MCTSAgent,
+    infer_mode,
+)
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.views import PlayerView
@@ -109,6 +115,9 @@ class ExpertAgent(MCTSAgent):
         infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
         prior: weight of the heuristic's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
+        lookahead: the playouts' lookahead depth (see :class:`~koikoi.agents.mcts.MCTSAgent`).
+        decide: the lookahead depth at koi-koi decisions only (default: ``lookahead``).
+        samples: the re-deals of each lookahead choice.
         objective: ``"match"`` (match equity, the default) or ``"round"`` (round points).
         equity: a round-outcomes file for the match-equity tables instead of the
             shipped one (see :class:`~koikoi.agents.mcts.MCTSAgent`).
@@ -128,6 +137,7 @@ class ExpertAgent(MCTSAgent):
         policy: str = DEFAULT_POLICY,
         prior: float = DEFAULT_PRIOR,
         lookahead: int = DEFAULT_LOOKAHEAD,
+        decide: int | None = None,
         samples: int = DEFAULT_SAMPLES,
         infer: str = DEFAULT_INFER,
         rollouts: int = EXPERT_ROLLOUTS,
@@ -147,6 +157,12 @@ class ExpertAgent(MCTSAgent):
             lookahead=lookahead,
             samples=samples,
         )
+        if decide is not None and not 0 <= decide <= MAX_LOOKAHEAD:
+            raise InvalidInputError(
+                f"expert: decide must be from 0 to {MAX_LOOKAHEAD}, not {decide!r}"
+            )
+        self.decide = lookahead if decide is None else decide
+        """The lookahead depth at koi-koi decisions (``lookahead`` elsewhere)."""
         if not 0.0 <= prior <= 10.0:
             raise InvalidInputError(f"expert: prior must be from 0 to 10, not {prior!r}")
         self.prior = prior
@@ -179,6 +195,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"prior={prior:g}")
         if lookahead != DEFAULT_LOOKAHEAD:
             parts.append(f"lookahead={lookahead}")
+        if decide is not None and decide != lookahead:
+            parts.append(f"decide={decide}")
         if samples != DEFAULT_SAMPLES:
             parts.append(f"samples={samples}")
         if infer != DEFAULT_INFER:
@@ -190,6 +208,9 @@ class ExpertAgent(MCTSAgent):
         if equity is not None:
             parts.append(f"equity={equity}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
+
+    def lookahead_for(self, view: PlayerView) -> int:
+        return self.decide if view.phase is Phase.DECIDE else self.lookahead
 
     def _deals(self) -> int:
         if self.net_deals is not None:
@@ -362,6 +383,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "policy",
         "prior",
         "lookahead",
+        "decide",
         "samples",
         "infer",
         "rollouts",
@@ -404,6 +426,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         policy=params.get("policy", DEFAULT_POLICY).lower(),
         prior=DEFAULT_PRIOR if prior is None else prior,
         lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead,
+        decide=number("decide", int),
         samples=DEFAULT_SAMPLES if samples is None else samples,
         infer=infer_mode(params.get("infer", DEFAULT_INFER), "expert"),
         rollouts=EXPERT_ROLLOUTS if rollouts is None else rollouts,

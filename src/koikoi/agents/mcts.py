@@ -445,6 +445,10 @@ class MCTSAgent:
         """A hook for subclasses to correct the search's values (here: unchanged)."""
         return values, points
 
+    def lookahead_for(self, view: PlayerView) -> int:
+        """The playouts' lookahead depth for a decision in ``view`` (here: ``lookahead``)."""
+        return self.lookahead
+
     def hand_pool(self, view: PlayerView, rng: random.Random) -> list[int] | None:
         """Under ``infer=plays``, :data:`HAND_POOL` opponent hands drawn from the
         posterior given their plays; else (or with nothing to infer from) None."""
@@ -526,7 +530,7 @@ class MCTSAgent:
                 utility=None if utility is None else utility.kernel_params(),
                 avoid=avoid,
                 slack=INFER_SLACK,
-                depth=self.lookahead,
+                depth=self.lookahead_for(view),
                 samples=self.samples,
                 hands=pool or (),
             )
