@@ -7,6 +7,7 @@ default run stays fast.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -141,6 +142,26 @@ def test_arena_is_deterministic_and_independent_of_workers() -> None:
     assert [len(p.matches) for p in one.pairs] == [2, 2, 2]
 
 
+def test_common_rng_gives_each_seat_one_generator_in_both_games() -> None:
+    """Two copies of one random player: with each seat's generator shared by both games
+    of a pair, the second game repeats the first with the players' places swapped, so
+    every pair nets exactly nothing; with a generator per agent (the default) it does not."""
+    config = ArenaConfig(("random", "random"), SHORT, 8, seed=3, common_rng=True)
+    common = run_arena(config)
+    for pair in common.pairs:
+        first, second = pair.matches
+        assert first.scores == second.scores[::-1]
+    a = common.summary["agents"][0]
+    assert a["net_per_round"]["mean"] == 0.0 and a["score"]["ci95"] == [0.5, 0.5]
+    assert common.summary["common_rng"] is True
+    apart = run_arena(dataclasses.replace(config, common_rng=False))
+    assert any(p.matches[0].scores != p.matches[1].scores[::-1] for p in apart.pairs)
+    assert apart.summary["common_rng"] is False
+    # Different players still play their own games, on the same deals.
+    mixed = run_arena(dataclasses.replace(config, agents=("greedy", "random")))
+    assert mixed.summary["matches"] == 8
+
+
 def test_no_duplicate_alternates_seats_with_fresh_deals() -> None:
     result = run_arena(ArenaConfig(("greedy", "random"), SHORT, 3, seed=1, duplicate=False))
     seats = [p.matches[0].seats for p in result.pairs]
@@ -250,6 +271,7 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
         ({"workers": 0}, "--workers must be 1 or more"),
         ({"backend": "spark"}, "allowed local, ray"),
         ({"sprt": (50.0, 0.0)}, "elo0 < elo1"),
+        ({"common_rng": True, "duplicate": False}, "--common-rng needs duplicate deals"),
     ],
 )
 def test_bad_settings_are_clear_errors(kwargs: dict[str, Any], message: str) -> None:

@@ -266,6 +266,11 @@ class ArenaConfig:
         seed: the arena seed: every match seed and agent seed derives from it.
         workers: processes (1: in this process).
         duplicate: play each deal twice with the seats swapped.
+        common_rng: with duplicate deals, each seat's random generator is the same
+            in both games of a pair (it belongs to the seat, not to the agent), so
+            two agents that choose alike play alike and their games differ only
+            where their choices do: common random numbers, for comparing variants
+            of one player with less noise. Off by default (each agent has its own).
         sprt: ``(elo0, elo1)`` for a sequential test, or ``None``.
         records: a folder to save every match record in, or ``None``.
         backend: ``"local"`` (processes) or ``"ray"``.
@@ -278,6 +283,7 @@ class ArenaConfig:
     seed: int = 0
     workers: int = 1
     duplicate: bool = True
+    common_rng: bool = False
     sprt: tuple[float, float] | None = None
     records: Path | None = None
     backend: str = "local"
@@ -292,6 +298,11 @@ class ArenaConfig:
             raise InvalidInputError(
                 f"--matches must be even with duplicate deals (each deal is played twice), "
                 f"not {self.matches}; or use --no-duplicate"
+            )
+        if self.common_rng and not self.duplicate:
+            raise InvalidInputError(
+                "--common-rng needs duplicate deals (it shares each seat's generator "
+                "between the two games of a pair); drop --no-duplicate"
             )
         if self.workers < 1:
             raise InvalidInputError(f"--workers must be 1 or more, not {self.workers}")
@@ -337,6 +348,7 @@ class _Job:
     seed: int
     duplicate: bool
     records: str | None
+    common_rng: bool = False
 
 
 _AGENTS: dict[str, Agent] = {}
@@ -611,12 +623,14 @@ def run_pair(job: _Job) -> PairResult:
         match_seed = derive_seed(base, job.pair, "match")
         games = [(0, (0, 1) if job.pair % 2 == 0 else (1, 0))]
     for game, seats in games:
+        # Common random numbers: the generator of seat s is the same in both games.
+        seeds = agent_seeds[::-1] if job.common_rng and seats[0] == 1 else agent_seeds
         result, match = play_match(
             job.agents,
             rules,
             seats=seats,
             match_seed=match_seed,
-            agent_seeds=agent_seeds,
+            agent_seeds=seeds,
             pair=job.pair,
             game=game,
             events=job.records is not None,
@@ -630,7 +644,9 @@ def _jobs(config: ArenaConfig) -> Iterator[_Job]:
     rules = config.rules.to_dict()
     records = str(config.records) if config.records is not None else None
     for i in range(config.units):
-        yield _Job(i, config.agents, rules, config.seed, config.duplicate, records)
+        yield _Job(
+            i, config.agents, rules, config.seed, config.duplicate, records, config.common_rng
+        )
 
 
 def _run_local(config: ArenaConfig) -> Iterator[PairResult]:
@@ -904,6 +920,7 @@ def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any
         "matches": n,
         "pairs": len(pairs),
         "duplicate": config.duplicate,
+        "common_rng": config.common_rng,
         "seed": config.seed,
         "rounds": sum(m.rounds for m in matches),
     }
@@ -932,6 +949,8 @@ def format_report(summary: dict[str, Any]) -> str:
         return ", ".join(f"{k} {v:.1%}" for k, v in items) or "-"
 
     mode = "duplicate pairs" if summary["duplicate"] else "matches"
+    if summary.get("common_rng"):
+        mode += ", common random numbers"
     lines = [
         f"Arena: A = {a['spec']}, B = {b['spec']}; rules {summary['rules']}; "
         f"{summary['matches']} matches ({summary['pairs']} {mode}), {summary['rounds']} rounds, "

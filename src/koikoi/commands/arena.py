@@ -57,6 +57,12 @@ def register(subparsers: Any) -> None:
         help="independent deals (seats alternate) instead of duplicate pairs",
     )
     parser.add_argument(
+        "--common-rng",
+        action="store_true",
+        help="each seat keeps its random generator in both games of a pair, so that two "
+        "variants of one player differ only where their choices do (less noise)",
+    )
+    parser.add_argument(
         "--sprt",
         metavar="ELO0,ELO1",
         default=None,
@@ -111,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         seed=parse_seed(str(args.seed)),
         workers=args.workers,
         duplicate=args.duplicate,
+        common_rng=args.common_rng,
         sprt=parse_sprt(args.sprt) if args.sprt else None,
         records=Path(args.records) if args.records else None,
         backend=args.backend,
