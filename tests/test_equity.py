@@ -167,7 +167,9 @@ def test_a_bad_equity_file_is_refused_by_name(tmp_path: pathlib.Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(InvalidInputError, match=r"mcts: equity file .*: not JSON"):
-        make_agent(f"mcts:equity={bad}")
+        make_agent(f"mcts:objective=match,equity={bad}")
+    with pytest.raises(InvalidInputError, match="only objective=match uses"):
+        make_agent(f"expert:objective=round,equity={bad}")
     bad.write_text('{"presets": {}}', encoding="utf-8")
     with pytest.raises(InvalidInputError, match="not a round-outcomes file"):
         equity.read_outcomes_file(bad)

@@ -309,6 +309,11 @@ class MCTSAgent:
         if equity is not None:
             from koikoi.agents.equity import outcomes_file
 
+            if objective != "match":
+                raise InvalidInputError(
+                    f"{self.KIND}: equity=FILE sets the match-equity tables, which only "
+                    f"objective=match uses (this spec plays for {objective} points)"
+                )
             try:
                 outcomes_file(equity)
             except InvalidInputError as exc:
