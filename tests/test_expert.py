@@ -324,3 +324,36 @@ def test_expert_uses_the_endgame_solver() -> None:
     off = ExpertAgent(iterations=30, endgame=False).evaluate_detail(view, random.Random(0))
     assert set(on) == set(off) == set(view.legal_ids)
     assert on != off
+
+
+def test_endgame_plays_solves_card_plays_but_not_koikoi_decisions() -> None:
+    """expert:endgame=plays values card plays with the solver (as the default does) and
+    koi-koi decisions with playouts (as endgame=0 does)."""
+    plays = [view_of(g, g.current) for g in _endgames(6)]
+    play = next(v for v in plays if v.phase is not Phase.DECIDE)
+    heuristic = make_agent("heuristic")
+    rng = random.Random(4)
+    decide = None
+    for seed in range(300):
+        g = Match(get_rules("nintendo"), seed=seed, events=False)
+        while not g.is_over and decide is None:
+            v = view_of(g, g.current, with_history=False)
+            if v.phase is Phase.DECIDE and sum(v.hand_counts) <= ENDGAME_CARDS:
+                decide = v
+            g.apply_id(heuristic.act(v, rng))
+        if decide is not None:
+            break
+    assert decide is not None
+    modes = {mode: ExpertAgent(iterations=30, endgame=mode) for mode in ("all", "plays", "off")}
+    assert modes["plays"].name == "expert:iterations=30,endgame=plays"
+    assert make_agent("expert:endgame=PLAYS").name == "expert:endgame=plays"
+
+    def values(mode: str, view: PlayerView) -> object:
+        return modes[mode].evaluate_detail(view, random.Random(0))
+
+    assert values("plays", play) == values("all", play) != values("off", play)
+    assert values("plays", decide) == values("off", decide) != values("all", decide)
+    with pytest.raises(InvalidInputError, match="endgame must be 1, 0 or plays"):
+        make_agent("expert:endgame=some")
+    with pytest.raises(InvalidInputError, match="endgame must be 1, 0 or plays"):
+        ExpertAgent(endgame="never")

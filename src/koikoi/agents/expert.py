@@ -84,6 +84,8 @@ ENDGAME_CARDS: Final = 4
 rest of the round exactly on each re-deal instead of playing it out."""
 ENDGAME_DEALS: Final = 400
 """Re-deals solved per endgame decision at most."""
+ENDGAME_MODES: Final[tuple[str, ...]] = ("all", "plays", "off")
+"""Where the exact endgame is used: every decision, card plays only, or nowhere."""
 ENDGAME_WEIGHT: Final = 20
 """Under ``iterations=N``, an endgame decision solves ``N / ENDGAME_WEIGHT`` re-deals
 (about the time of ``N`` playout iterations)."""
@@ -109,7 +111,8 @@ class ExpertAgent(MCTSAgent):
         blend: the network's share of the points estimate, 0 to 1.
         net_deals: re-deals valued by the network (default: by the budget, at most 64).
         endgame: solve the last :data:`ENDGAME_CARDS` hand cards exactly on each
-            re-deal (default True).
+            re-deal (default True); ``"plays"``: only card plays, koi-koi
+            decisions by playouts (:data:`ENDGAME_MODES`).
         policy: the playouts' rollout policy (:data:`koikoi.agents.kernel.POLICIES`).
         rollouts: playouts per action and re-deal (default :data:`EXPERT_ROLLOUTS`).
         infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
@@ -133,7 +136,7 @@ class ExpertAgent(MCTSAgent):
         net: bool = DEFAULT_NET,
         blend: float = DEFAULT_BLEND,
         net_deals: int | None = None,
-        endgame: bool = True,
+        endgame: bool | str = True,
         policy: str = DEFAULT_POLICY,
         prior: float = DEFAULT_PRIOR,
         lookahead: int = DEFAULT_LOOKAHEAD,
@@ -171,7 +174,12 @@ class ExpertAgent(MCTSAgent):
         if net_deals is not None and net_deals < 1:
             raise InvalidInputError(f"expert: deals must be 1 or more, not {net_deals!r}")
         self.use_net = net and blend > 0
-        self.endgame = endgame
+        mode = ("all" if endgame else "off") if isinstance(endgame, bool) else endgame
+        if mode not in ENDGAME_MODES:
+            raise InvalidInputError(f"expert: endgame must be 1, 0 or plays, not {endgame!r}")
+        self.endgame_mode = mode
+        """Where the exact endgame solves: ``all``, ``plays`` (not koi-koi decisions), ``off``."""
+        self.endgame = mode != "off"
         self.blend = blend
         self.net_deals = net_deals
         self._net: dict[int, float] | None = None
@@ -187,8 +195,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"blend={blend:g}")
         if net_deals is not None:
             parts.append(f"deals={net_deals}")
-        if not endgame:
-            parts.append("endgame=0")
+        if mode != "all":
+            parts.append("endgame=0" if mode == "off" else f"endgame={mode}")
         if policy != DEFAULT_POLICY:
             parts.append(f"policy={policy}")
         if prior != DEFAULT_PRIOR:
@@ -233,7 +241,12 @@ class ExpertAgent(MCTSAgent):
         solver instead of playouts."""
         self._net = None
         self._prior_values = None  # the exact endgame needs no prior
-        if self.endgame and view.player is not None and sum(view.hand_counts) <= ENDGAME_CARDS:
+        if (
+            self.endgame
+            and view.player is not None
+            and sum(view.hand_counts) <= ENDGAME_CARDS
+            and (self.endgame_mode == "all" or view.phase is not Phase.DECIDE)
+        ):
             return self._endgame(view, rng, utility)
         limit = self.time_limit if time_limit is None else time_limit
         start = time.perf_counter()
@@ -405,12 +418,13 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
             what = "a number" if kind is float else "a whole number"
             raise InvalidInputError(f"expert: {key} must be {what}, not {params[key]!r}") from None
 
-    flags = {}
-    for key, default in (("net", DEFAULT_NET), ("endgame", True)):
-        flag = params.get(key, str(int(default))).lower()
-        if flag not in ("0", "1"):
-            raise InvalidInputError(f"expert: {key} must be 1 or 0, not {params[key]!r}")
-        flags[key] = flag == "1"
+    net = params.get("net", str(int(DEFAULT_NET))).lower()
+    if net not in ("0", "1"):
+        raise InvalidInputError(f"expert: net must be 1 or 0, not {params['net']!r}")
+    endgame = params.get("endgame", "1").lower()
+    endgame = {"1": "all", "0": "off"}.get(endgame, endgame)
+    if endgame not in ENDGAME_MODES:
+        raise InvalidInputError(f"expert: endgame must be 1, 0 or plays, not {params['endgame']!r}")
     blend = number("blend", float)
     prior = number("prior", float)
     lookahead = number("lookahead", int)
@@ -419,8 +433,8 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     return ExpertAgent(
         time_limit=number("time", float),
         iterations=number("iterations", int),
-        net=flags["net"],
-        endgame=flags["endgame"],
+        net=net == "1",
+        endgame=endgame,
         blend=DEFAULT_BLEND if blend is None else blend,
         net_deals=number("deals", int),
         policy=params.get("policy", DEFAULT_POLICY).lower(),
