@@ -357,3 +357,32 @@ def test_endgame_plays_solves_card_plays_but_not_koikoi_decisions() -> None:
         make_agent("expert:endgame=some")
     with pytest.raises(InvalidInputError, match="endgame must be 1, 0 or plays"):
         ExpertAgent(endgame="never")
+
+
+def test_horizon_plays_for_match_equity_only_in_the_last_rounds() -> None:
+    """expert:horizon=K values round points until K rounds or fewer are left after the
+    current one, and match equity from then on (the default: match equity throughout)."""
+    heuristic = make_agent("heuristic")
+    rng = random.Random(2)
+    m = Match(get_rules("leaflet"), seed=4, events=False)
+    left: dict[int, PlayerView] = {}
+    while not m.is_over:
+        view = view_of(m, m.current, with_history=False)
+        left.setdefault(view.rounds - view.round_number, view)
+        m.apply_id(heuristic.act(view, rng))
+    assert {0, 1, 5} <= set(left)
+    one = make_agent("expert:iterations=5,horizon=1")
+    assert isinstance(one, ExpertAgent) and one.name == "expert:iterations=5,horizon=1"
+    assert one.utility(left[5]) is None and one.utility(left[2]) is None
+    assert one.utility(left[1]) is not None and one.utility(left[0]) is not None
+    last = make_agent("expert:iterations=5,horizon=0")
+    assert isinstance(last, ExpertAgent)
+    assert last.utility(left[1]) is None and last.utility(left[0]) is not None
+    always = make_agent("expert:iterations=5")
+    assert isinstance(always, ExpertAgent) and always.utility(left[5]) is not None
+    for bad, message in (
+        ("expert:horizon=-1", "horizon must be 0 or more"),
+        ("expert:horizon=last", "horizon must be a whole number"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            make_agent(bad)

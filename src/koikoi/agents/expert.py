@@ -124,6 +124,9 @@ class ExpertAgent(MCTSAgent):
         objective: ``"match"`` (match equity, the default) or ``"round"`` (round points).
         equity: a round-outcomes file for the match-equity tables instead of the
             shipped one (see :class:`~koikoi.agents.mcts.MCTSAgent`).
+        horizon: under the ``match`` objective, play for match equity only in the
+            last ``horizon + 1`` rounds (``horizon`` rounds or fewer after this
+            one) and for round points before them; None (the default): always.
     """
 
     KIND = "expert"
@@ -146,6 +149,7 @@ class ExpertAgent(MCTSAgent):
         rollouts: int = EXPERT_ROLLOUTS,
         objective: str = DEFAULT_OBJECTIVE,
         equity: str | None = None,
+        horizon: int | None = None,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -164,6 +168,10 @@ class ExpertAgent(MCTSAgent):
             raise InvalidInputError(
                 f"expert: decide must be from 0 to {MAX_LOOKAHEAD}, not {decide!r}"
             )
+        if horizon is not None and horizon < 0:
+            raise InvalidInputError(f"expert: horizon must be 0 or more, not {horizon!r}")
+        self.horizon = horizon
+        """Match equity only with this many rounds or fewer after the current one."""
         self.decide = lookahead if decide is None else decide
         """The lookahead depth at koi-koi decisions (``lookahead`` elsewhere)."""
         if not 0.0 <= prior <= 10.0:
@@ -215,10 +223,19 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"objective={objective}")
         if equity is not None:
             parts.append(f"equity={equity}")
+        if horizon is not None:
+            parts.append(f"horizon={horizon}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def lookahead_for(self, view: PlayerView) -> int:
         return self.decide if view.phase is Phase.DECIDE else self.lookahead
+
+    def utility(self, view: PlayerView) -> MatchUtility | None:
+        """Match equity as :class:`~koikoi.agents.mcts.MCTSAgent` has it, except before
+        the last ``horizon + 1`` rounds (round points there)."""
+        if self.horizon is not None and view.rounds - view.round_number > self.horizon:
+            return None
+        return super().utility(view)
 
     def _deals(self) -> int:
         if self.net_deals is not None:
@@ -402,6 +419,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "rollouts",
         "objective",
         "equity",
+        "horizon",
     )
     for key in params:
         if key not in allowed:
@@ -446,6 +464,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         rollouts=EXPERT_ROLLOUTS if rollouts is None else rollouts,
         objective=params.get("objective", DEFAULT_OBJECTIVE).lower(),
         equity=params.get("equity") or None,
+        horizon=number("horizon", int),
     )
 
 
