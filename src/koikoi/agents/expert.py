@@ -440,9 +440,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     if net not in ("0", "1"):
         raise InvalidInputError(f"expert: net must be 1 or 0, not {params['net']!r}")
     endgame = params.get("endgame", "1").lower()
-    endgame = {"1": "all", "0": "off"}.get(endgame, endgame)
-    if endgame not in ENDGAME_MODES:
-        raise InvalidInputError(f"expert: endgame must be 1, 0 or plays, not {params['endgame']!r}")
+    endgame = {"1": "all", "0": "off"}.get(endgame, endgame)  # the constructor checks it
     blend = number("blend", float)
     prior = number("prior", float)
     lookahead = number("lookahead", int)
