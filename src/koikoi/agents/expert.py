@@ -187,7 +187,6 @@ class ExpertAgent(MCTSAgent):
             raise InvalidInputError(f"expert: endgame must be 1, 0 or plays, not {endgame!r}")
         self.endgame_mode = mode
         """Where the exact endgame solves: ``all``, ``plays`` (not koi-koi decisions), ``off``."""
-        self.endgame = mode != "off"
         self.blend = blend
         self.net_deals = net_deals
         self._net: dict[int, float] | None = None
@@ -258,12 +257,10 @@ class ExpertAgent(MCTSAgent):
         solver instead of playouts."""
         self._net = None
         self._prior_values = None  # the exact endgame needs no prior
-        if (
-            self.endgame
-            and view.player is not None
-            and sum(view.hand_counts) <= ENDGAME_CARDS
-            and (self.endgame_mode == "all" or view.phase is not Phase.DECIDE)
-        ):
+        solve = self.endgame_mode == "all" or (
+            self.endgame_mode == "plays" and view.phase is not Phase.DECIDE
+        )
+        if solve and view.player is not None and sum(view.hand_counts) <= ENDGAME_CARDS:
             return self._endgame(view, rng, utility)
         limit = self.time_limit if time_limit is None else time_limit
         start = time.perf_counter()
