@@ -166,6 +166,7 @@ def _redealt(rnd: Round, player: int, seed: int) -> Round:
         "expert:iterations=4,infer=plays",
         "mcts:iterations=4,rollouts=1,infer=plays,backend=python",
         "expert:iterations=4,lookahead=2,samples=2",
+        "expert:iterations=4,tree=1",
         "mcts:iterations=4,rollouts=1,lookahead=1,samples=3",
         "level:1",
         "level:3",

@@ -92,6 +92,8 @@ def test_specs() -> None:
     assert make_agent("expert:lookahead=2,samples=4").name == "expert:lookahead=2,samples=4"
     assert make_agent("expert:infer=0").name == "expert:infer=0"
     assert make_agent("expert:decide=1").name == "expert:decide=1"
+    assert make_agent("expert:tree=1.5").name == "expert:tree=1.5"
+    assert make_agent("expert:tree=0").name == "expert"  # the default: flat
     assert make_agent("expert:lookahead=1,decide=1").name == "expert:lookahead=1"
     by_points = make_agent("expert:objective=round")
     assert isinstance(by_points, ExpertAgent) and by_points.objective == "round"
@@ -119,6 +121,8 @@ def test_specs() -> None:
         ("expert:lookahead=two", "lookahead must be a whole number"),
         ("expert:decide=17", "expert: decide must be from 0 to 16"),
         ("expert:decide=yes", "decide must be a whole number"),
+        ("expert:tree=-1", "expert: tree must be from 0 to 100"),
+        ("expert:tree=deep", "tree must be a number"),
         ("expert:samples=0", "samples must be from 1 to 1024"),
         ("expert:rollouts=0", "expert: rollouts must be 1 or more"),
         ("expert:objective=points", "expert: unknown objective 'points': allowed match, round"),
@@ -177,6 +181,22 @@ def test_decide_sets_the_lookahead_at_koikoi_decisions_only() -> None:
     assert deep.evaluate_detail(decide, random.Random(3)) != plain.evaluate_detail(
         decide, random.Random(3)
     )
+
+
+def test_tree_searches_card_plays_and_leaves_koikoi_decisions_flat() -> None:
+    """expert:tree=C searches card plays with the tree (other values than the flat
+    search from the same generator) and koi-koi decisions as before (the same)."""
+    flat = make_agent("expert:iterations=40")
+    tree = make_agent("expert:iterations=40,tree=1")
+    assert isinstance(flat, ExpertAgent) and isinstance(tree, ExpertAgent)
+    decide = _decide_view(7)
+    m = Match(get_rules("nintendo"), seed=7, events=False)
+    play = view_of(m, m.current, with_history=False)
+    same = flat.evaluate_detail(decide, random.Random(3))
+    assert tree.evaluate_detail(decide, random.Random(3)) == same
+    by_tree = tree.evaluate_detail(play, random.Random(3))
+    assert set(by_tree) == set(play.legal_ids)
+    assert by_tree != flat.evaluate_detail(play, random.Random(3))
 
 
 def _views(count: int) -> list[PlayerView]:

@@ -885,6 +885,88 @@ def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
 
 
 @needs_numba
+@pytest.mark.parametrize("name", ["nintendo", "koikoi-japan"])
+def test_tree_search_ignores_how_the_hidden_cards_were_dealt(name: str) -> None:
+    """Like the flat search, the tree re-deals the unseen cards as a set: two
+    determinizations of one view give the same tree."""
+    rules = get_rules(name)
+    checked = 0
+    for i, rnd in enumerate(_positions(rules, 20, 11)):
+        if rnd.phase is Phase.OVER:
+            continue
+        p = rnd.current
+        view = view_of_round(rnd, p)
+        trees = []
+        for k in (i, i + 1000):
+            tree = kernel.TreeSearch(determinize(view, random.Random(k)), p, seed=i)
+            tree.run(300)
+            trees.append(tree)
+        assert trees[0].root() == trees[1].root()
+        assert trees[0].nodes == trees[1].nodes
+        checked += 1
+    assert checked > 10
+
+
+@needs_numba
+def test_tree_search_counts_every_iteration_once() -> None:
+    """Each iteration passes through one root action and adds at most one node; a
+    full tree stops growing and keeps counting; values stay in the utility's range."""
+    rnd = _sanko_chase()
+    ids = rnd.legal_ids()
+    tree = kernel.TreeSearch(rnd, 0, seed=3)
+    tree.run(7)
+    tree.run(493)
+    root = tree.root()
+    assert set(root) == set(ids)  # every root action was tried
+    assert sum(n for n, _, _ in root.values()) == tree.iterations == 500
+    assert len(ids) < tree.nodes <= 501
+    small = kernel.TreeSearch(rnd, 0, seed=3, nodes=3)
+    small.run(200)
+    assert small.nodes == 3
+    assert sum(n for n, _, _ in small.root().values()) == 200
+    assert len(small.root()) == 2  # room for two root actions only
+    table = (2.0, 0.0, 0.1, 0.5, 0.9, 1.0)  # span 2: -2..2 points
+    util = kernel.TreeSearch(rnd, 0, seed=3, utility=table)
+    util.run(400)
+    for _, u, points in util.root().values():
+        assert 0.0 <= u <= 1.0
+        assert abs(points) < 50
+    for kwargs, message in (
+        ({"explore": 0.0}, "explore must be a positive number"),
+        ({"explore": float("nan")}, "explore must be a positive number"),
+        ({"nodes": 1}, "nodes must be 2 or more"),
+        ({"utility": (2.0, 0.5)}, "utility must be"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            kernel.TreeSearch(rnd, 0, seed=3, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="iterations must be 0 or more"):
+        tree.run(-1)
+
+
+@needs_numba
+def test_tree_search_sees_the_opponent_reply() -> None:
+    """The opponent needs a March card to take 3L for Sanko. Given opponent hands
+    without one, the position is worth more to the searching player than given
+    hands with one: the opponent's moves in the tree are theirs to choose."""
+    rnd = _sanko_chase()
+    view = view_of_round(rnd, 0)
+    hidden = view.unseen
+    march = month_mask(3) & hidden
+    others = [c for c in range(48) if (hidden & ~march) >> c & 1]
+    with_march = [
+        (1 << (march.bit_length() - 1)) | (1 << others[0]) | (1 << others[1]) | (1 << others[2])
+    ]
+    without = [sum(1 << c for c in others[i : i + 4]) for i in range(0, 12, 4)]
+
+    def value(hands: list[int]) -> float:
+        tree = kernel.TreeSearch(rnd, 0, seed=5, hands=hands)
+        tree.run(4000)
+        return max(points for _, _, points in tree.root().values())
+
+    assert value(without) > value(with_march) + 0.4
+
+
+@needs_numba
 def test_kernel_utility_is_the_match_utility() -> None:
 
     import numpy as np

@@ -1400,6 +1400,82 @@ def utility(v: float, util: npt.NDArray[np.float64]) -> float:
     return float(util[U_TABLE + i])
 
 
+@_jit("int64(int8[::1])")
+def _mask_of(cards: Int8Array) -> int:
+    m = 0
+    for i in range(cards.shape[0]):
+        m |= 1 << int(cards[i])
+    return m
+
+
+@_jit("int8[::1](int64[::1], int8[::1], int64)")
+def unseen_cards(state0: Int64Array, stock0: Int8Array, opp: int) -> Int8Array:
+    """The cards of ``opp``'s hand and of the stock, in card order."""
+    hidden = state0[S_HAND0 + opp]
+    for i in range(state0[S_NSTOCK]):
+        hidden |= 1 << int(stock0[i])
+    pool = np.empty(popcount(hidden), dtype=np.int8)
+    m = hidden
+    n = 0
+    while m != 0:
+        pool[n] = ctz(m)
+        n += 1
+        m &= m - 1
+    return pool
+
+
+@_jit("int64(int64[::1], int64, int8[::1], int64[::1], int64, int64, uint64[::1], int8[::1])")
+def redeal(
+    state0: Int64Array,
+    opp: int,
+    pool: Int8Array,
+    hands: Int64Array,
+    avoid: int,
+    threshold: int,
+    rng: UInt64Array,
+    stock: Int8Array,
+) -> int:
+    """One re-deal of the unseen ``pool`` (:func:`unseen_cards`): returns the opponent's
+    hand and writes the stock to ``stock`` (see :func:`search_batch`). ``threshold``
+    is the ``slack`` in units of 2**-30."""
+    n = pool.shape[0]
+    nopp = popcount(state0[S_HAND0 + opp])
+    nstock = state0[S_NSTOCK]
+    avoid &= _mask_of(pool)
+    shuffle(pool, rng)
+    hand = 0
+    nhands = hands.shape[0]
+    if nhands > 0:
+        hand = hands[rand_below(rng, nhands)]
+        k = 0
+        for i in range(n):
+            if (hand >> np.int64(pool[i])) & 1 == 0:
+                stock[k] = pool[i]
+                k += 1
+    elif avoid != 0 and rand_below(rng, 1 << 30) >= threshold:
+        taken = 0
+        for i in range(n):  # the cards outside ``avoid`` first, in shuffled order
+            if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 0:
+                hand |= 1 << int(pool[i])
+                taken += 1
+        for i in range(n):
+            if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 1:
+                hand |= 1 << int(pool[i])
+                taken += 1
+        k = 0
+        for i in range(n):
+            if (hand >> np.int64(pool[i])) & 1 == 0:
+                stock[k] = pool[i]
+                k += 1
+        shuffle(stock[:nstock], rng)
+    else:
+        for i in range(nopp):
+            hand |= 1 << int(pool[i])
+        for i in range(nstock):
+            stock[i] = pool[nopp + i]
+    return hand
+
+
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64[::1], int64, int64, uint64[::1], int64,"
     " float64[::1], int64, float64, int64, int64, int64[::1], float64[:, ::1])"
@@ -1445,18 +1521,7 @@ def search_batch(
     both = out.shape[1] == 2 * nact
     opp = 1 - player
     sign = 1 if player == 0 else -1
-    hidden = state0[S_HAND0 + opp]
-    nstock = state0[S_NSTOCK]
-    for i in range(nstock):
-        hidden |= 1 << int(stock0[i])
-    pool = np.empty(popcount(hidden), dtype=np.int8)
-    m = hidden
-    n = 0
-    while m != 0:
-        pool[n] = ctz(m)
-        n += 1
-        m &= m - 1
-    nopp = popcount(state0[S_HAND0 + opp])
+    pool = unseen_cards(state0, stock0, opp)
     base = np.empty_like(state0)
     base_stock = np.zeros_like(stock0)
     st = np.empty_like(state0)
@@ -1471,40 +1536,9 @@ def search_batch(
     wb = np.zeros(LW_BYTE_SIZE, dtype=np.int8)
     lroll = np.zeros(1, dtype=np.uint64)
     errors = 0
-    avoid &= hidden
     threshold = int(slack * (1 << 30))
-    nhands = hands.shape[0]
     for it in range(out.shape[0]):
-        shuffle(pool, rng)
-        hand = 0
-        if nhands > 0:
-            hand = hands[rand_below(rng, nhands)]
-            k = 0
-            for i in range(n):
-                if (hand >> np.int64(pool[i])) & 1 == 0:
-                    base_stock[k] = pool[i]
-                    k += 1
-        elif avoid != 0 and rand_below(rng, 1 << 30) >= threshold:
-            taken = 0
-            for i in range(n):  # the cards outside ``avoid`` first, in shuffled order
-                if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 0:
-                    hand |= 1 << int(pool[i])
-                    taken += 1
-            for i in range(n):
-                if taken < nopp and (avoid >> np.int64(pool[i])) & 1 == 1:
-                    hand |= 1 << int(pool[i])
-                    taken += 1
-            k = 0
-            for i in range(n):
-                if (hand >> np.int64(pool[i])) & 1 == 0:
-                    base_stock[k] = pool[i]
-                    k += 1
-            shuffle(base_stock[:nstock], rng)
-        else:
-            for i in range(nopp):
-                hand |= 1 << int(pool[i])
-            for i in range(nstock):
-                base_stock[i] = pool[nopp + i]
+        hand = redeal(state0, opp, pool, hands, avoid, threshold, rng, base_stock)
         base[:] = state0
         base[S_HAND0 + opp] = hand
         seed = rng_next(rng) | np.uint64(1)
@@ -1538,4 +1572,176 @@ def search_batch(
             out[it, j] = acc / rollouts
             if both:
                 out[it, nact + j] = raw / rollouts
+    return errors
+
+
+# ------------------------------------------------------------- tree search
+
+# Node fields of the information-set tree (``links``: int64, ``stats``: float64).
+T_KEY: Final = 0  # the action id that leads to the node (-1: the root)
+T_FIRST: Final = 1  # first child, -1: none
+T_NEXT: Final = 2  # next sibling, -1: none
+T_LINKS: Final = 3
+T_VISITS: Final = 0
+T_UTILITY: Final = 1  # sum of the utilities of the playouts through the node
+T_POINTS: Final = 2  # sum of their net round points
+T_AVAIL: Final = 3  # visits of the parent in which this node's action was legal
+T_SQUARES: Final = 4  # sum of squared utilities (the root's spread scales exploration)
+T_STATS: Final = 5
+TREE_MAX_DEPTH: Final = 64
+TREE_WIDEN: Final = 0.5
+"""Progressive widening: a node other than the root has 1 + this * sqrt(visits) children."""
+
+
+@_jit("int64(int64[:, ::1], int64, int64)")
+def _child(links: Int64Array, node: int, key: int) -> int:
+    """The child of ``node`` reached by action ``key``, or -1."""
+    ch = int(links[node, T_FIRST])
+    while ch >= 0:
+        if links[ch, T_KEY] == key:
+            return ch
+        ch = int(links[ch, T_NEXT])
+    return -1
+
+
+@_jit(
+    "int64(int64[::1], int8[::1], int64[::1], int64, uint64[::1], int64, float64[::1], int64,"
+    " float64, int64[::1], int64, float64, int64[:, ::1], float64[:, ::1], int64[::1])"
+)
+def tree_search(
+    state0: Int64Array,
+    stock0: Int8Array,
+    rules: Int64Array,
+    player: int,
+    rng: UInt64Array,
+    policy: int,
+    util: npt.NDArray[np.float64],
+    avoid: int,
+    slack: float,
+    hands: Int64Array,
+    iterations: int,
+    explore: float,
+    links: Int64Array,
+    stats: npt.NDArray[np.float64],
+    size: Int64Array,
+) -> int:
+    """``iterations`` more iterations of open-loop information-set tree search.
+
+    Every iteration re-deals the unseen cards as :func:`search_batch` does, then
+    descends the tree from the root (node 0) along actions legal in that deal.
+    A node with room for another child (the root: every legal action; another
+    node: 1 + :data:`TREE_WIDEN` * sqrt(visits), progressive widening) gets one
+    for the action ``policy`` would choose among those without a child, and the
+    descent stops there. Otherwise the player to act, the searching ``player``
+    or the opponent, takes the child that maximises their mean result plus
+    ``explore`` times the root's standard deviation times
+    ``sqrt(ln(availability) / visits)`` (availability: the visits of the parent
+    in which the child's action was legal). So a node visited once plays on as
+    the policy would, and the tree deepens where the search spends its time.
+    Then ``policy`` plays to the settlement and the utility of the net result
+    (:func:`utility`) and the points themselves are added along the path. The
+    opponent minimises the searching player's utility. Draws from the stock are
+    not nodes: a node stands for the actions that lead to it, whatever was drawn
+    between them. ``size[0]`` is the number of nodes used; a
+    full tree stops growing: it chooses among the children a node has, and
+    plays on with ``policy`` from a node without any. Returns the playouts that
+    hit an error.
+    """
+    opp = 1 - player
+    sign = 1 if player == 0 else -1
+    pool = unseen_cards(state0, stock0, opp)
+    threshold = int(slack * (1 << 30))
+    base_stock = np.zeros_like(stock0)
+    st = np.empty_like(state0)
+    sk = np.empty_like(stock0)
+    buf = np.zeros(BUF_SIZE, dtype=np.int64)
+    acts = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)
+    fresh = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)
+    path = np.empty(TREE_MAX_DEPTH, dtype=np.int64)
+    record = np.empty(0, dtype=np.int64)
+    roll = np.zeros(1, dtype=np.uint64)
+    cap = links.shape[0]
+    errors = 0
+    for _ in range(iterations):
+        hand = redeal(state0, opp, pool, hands, avoid, threshold, rng, base_stock)
+        st[:] = state0
+        st[S_HAND0 + opp] = hand
+        sk[:] = base_stock
+        path[0] = 0
+        depth = 1
+        node = 0
+        n_root = stats[0, T_VISITS]
+        spread = 1.0
+        if n_root >= 2.0:
+            mean = stats[0, T_UTILITY] / n_root
+            var = stats[0, T_SQUARES] / n_root - mean * mean
+            spread = np.sqrt(var) if var > 1e-12 else 1e-6
+        while st[S_PHASE] != PHASE_OVER and depth < TREE_MAX_DEPTH:
+            n = legal_actions(st, rules, buf)
+            if n == 0:
+                st[S_ERROR] = 1
+                break
+            nf = 0
+            for i in range(n):
+                a = buf[BUF_ACTIONS + i]
+                acts[i] = a
+                ch = _child(links, node, a)
+                if ch < 0:
+                    fresh[nf] = a
+                    nf += 1
+                else:
+                    stats[ch, T_AVAIL] += 1.0
+            # Progressive widening: the root tries every action; another node as many
+            # as 1 + TREE_WIDEN * sqrt(its visits), in the order the policy prefers them.
+            allowed = n if node == 0 else 1 + int(TREE_WIDEN * np.sqrt(stats[node, T_VISITS]))
+            if nf > 0 and n - nf < allowed and size[0] < cap:
+                for i in range(nf):
+                    buf[BUF_ACTIONS + i] = fresh[i]
+                a = choose_action(st, rules, buf, nf, rng, policy)
+                ch = size[0]
+                size[0] += 1
+                links[ch, T_KEY] = a
+                links[ch, T_FIRST] = -1
+                links[ch, T_NEXT] = links[node, T_FIRST]
+                links[node, T_FIRST] = ch
+                for f in range(T_STATS):
+                    stats[ch, f] = 0.0
+                stats[ch, T_AVAIL] = 1.0
+                apply_action(st, sk, rules, buf, a)
+                path[depth] = ch
+                depth += 1
+                break
+            if nf == n:
+                break  # a full tree and no child here: the policy plays on
+            mine = st[S_CURRENT] == player
+            best = -1
+            best_score = -np.inf
+            for i in range(n):  # (a full tree chooses among the children it has)
+                ch = _child(links, node, acts[i])
+                if ch < 0:
+                    continue
+                visits = stats[ch, T_VISITS]
+                q = stats[ch, T_UTILITY] / visits
+                if not mine:
+                    q = -q
+                score = q + explore * spread * np.sqrt(np.log(stats[ch, T_AVAIL]) / visits)
+                if score > best_score:
+                    best_score = score
+                    best = ch
+            apply_action(st, sk, rules, buf, links[best, T_KEY])
+            path[depth] = best
+            depth += 1
+            node = best
+        if st[S_PHASE] != PHASE_OVER and st[S_ERROR] == 0:
+            roll[0] = rng_next(rng) | np.uint64(1)
+            play_out(st, sk, rules, buf, roll, policy, record)
+        errors += st[S_ERROR]
+        v = float(sign * signed_value(st))
+        u = utility(v, util)
+        for i in range(depth):
+            nd = path[i]
+            stats[nd, T_VISITS] += 1.0
+            stats[nd, T_UTILITY] += u
+            stats[nd, T_POINTS] += v
+            stats[nd, T_SQUARES] += u * u
     return errors

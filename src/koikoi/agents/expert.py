@@ -31,15 +31,18 @@ from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
 from koikoi.agents.mcts import (
+    BATCH_SHARE,
     DEFAULT_SAMPLES,
+    INFER_SLACK,
     MAX_LOOKAHEAD,
     MatchUtility,
     MCTSAgent,
     infer_mode,
+    search_deadline,
 )
 from koikoi.engine import Phase, Round
 from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView
+from koikoi.views import PlayerView, determinize
 
 __all__ = [
     "EXPERT_ROLLOUTS",
@@ -89,6 +92,12 @@ ENDGAME_MODES: Final[tuple[str, ...]] = ("all", "plays", "off")
 ENDGAME_WEIGHT: Final = 20
 """Under ``iterations=N``, an endgame decision solves ``N / ENDGAME_WEIGHT`` re-deals
 (about the time of ``N`` playout iterations)."""
+TREE_BATCH: Final = 4096
+"""Tree iterations per kernel call at most under a time budget (a few ms)."""
+TREE_RATE: Final = 1_000_000
+"""Tree iterations a second on a fast core, at most (sizes the tree for a time budget)."""
+TREE_MAX_NODES: Final = 1 << 19
+"""The largest tree a decision builds (about 38 MB)."""
 
 
 class ExpertAgent(MCTSAgent):
@@ -127,6 +136,12 @@ class ExpertAgent(MCTSAgent):
         horizon: under the ``match`` objective, play for match equity only in the
             last ``horizon + 1`` rounds (``horizon`` rounds or fewer after this
             one) and for round points before them; None (the default): always.
+        tree: search a tree of both players' actions
+            (:class:`koikoi.agents.kernel.TreeSearch`) instead of valuing each
+            action by flat playouts, with this exploration constant; 0 (the
+            default): flat. Under an iteration budget the tree gets as many
+            playouts as the flat search would (``iterations`` times the actions).
+            Needs the compiled kernel (flat without it).
     """
 
     KIND = "expert"
@@ -150,6 +165,7 @@ class ExpertAgent(MCTSAgent):
         objective: str = DEFAULT_OBJECTIVE,
         equity: str | None = None,
         horizon: int | None = None,
+        tree: float = 0.0,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -172,6 +188,10 @@ class ExpertAgent(MCTSAgent):
             raise InvalidInputError(f"expert: horizon must be 0 or more, not {horizon!r}")
         self.horizon = horizon
         """Match equity only with this many rounds or fewer after the current one."""
+        if not 0.0 <= tree <= 100.0:
+            raise InvalidInputError(f"expert: tree must be from 0 to 100, not {tree!r}")
+        self.tree = tree
+        """The tree search's exploration constant; 0: the flat search."""
         self.decide = lookahead if decide is None else decide
         """The lookahead depth at koi-koi decisions (``lookahead`` elsewhere)."""
         if not 0.0 <= prior <= 10.0:
@@ -224,6 +244,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"equity={equity}")
         if horizon is not None:
             parts.append(f"horizon={horizon}")
+        if tree:
+            parts.append(f"tree={tree:g}")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def lookahead_for(self, view: PlayerView) -> int:
@@ -270,7 +292,65 @@ class ExpertAgent(MCTSAgent):
             self._net = _net_values(view, rng, self._deals(), self)
         if limit is not None:  # the prior's and the network's time comes out of the budget
             limit = max(limit - (time.perf_counter() - start), 1e-3)
+        if self.tree > 0 and view.phase is not Phase.DECIDE:
+            self._prepare()
+            if self._playouts is not None:
+                return self._tree(view, rng, utility, limit)
         return super()._search(view, rng, decide=decide, utility=utility, time_limit=limit)
+
+    def _tree(
+        self,
+        view: PlayerView,
+        rng: random.Random,
+        utility: MatchUtility | None,
+        limit: float | None,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """The tree search (:class:`koikoi.agents.kernel.TreeSearch`) until the budget is
+        spent: each root action's mean utility and mean net round points."""
+        from koikoi.agents.kernel import TreeSearch
+
+        ids = list(view.legal_ids)
+        me = view.player if view.player is not None else 0
+        clock = time.perf_counter
+        start = clock()
+        deadline = search_deadline(start, limit)
+        pool = self.hand_pool(view, rng)
+        avoid = view.declined[view.opponent] if self.infer and pool is None else 0
+        budget = math.inf if self.iterations is None else self.iterations * len(ids)
+        # One node an iteration at most: room for the budget, or for what the time
+        # allows at about TREE_RATE iterations a second.
+        room = budget if limit is None else min(budget, limit * TREE_RATE)
+        search = TreeSearch(
+            determinize(view, rng, scorer=self._scorer(view.rules)),
+            me,
+            rng.getrandbits(62),
+            policy=self.policy,
+            utility=None if utility is None else utility.kernel_params(),
+            avoid=avoid,
+            slack=INFER_SLACK,
+            hands=pool or (),
+            explore=self.tree,
+            nodes=int(min(room, TREE_MAX_NODES)) + 1,
+        )
+        batch = len(ids)
+        while search.iterations < budget:
+            t0 = clock()
+            search.run(int(min(batch, budget - search.iterations)))
+            now = clock()
+            if now >= deadline:
+                break
+            if limit is None:
+                batch = int(budget)
+            else:  # batches of at most BATCH_SHARE of the budget
+                per = max((now - t0) / batch, 1e-8)
+                batch = max(1, min(TREE_BATCH, int(min(limit * BATCH_SHARE, deadline - now) / per)))
+        root = search.root()
+        # An action the tree never tried (a budget below one playout an action) counts
+        # as the worst tried.
+        low = min(root.values(), key=lambda r: r[1], default=(0, 0.0, 0.0))
+        values = {a: root.get(a, low)[1] for a in ids}
+        points = {a: root.get(a, low)[2] for a in ids}
+        return values, points
 
     def _endgame(
         self, view: PlayerView, rng: random.Random, utility: MatchUtility | None
@@ -417,6 +497,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "objective",
         "equity",
         "horizon",
+        "tree",
     )
     for key in params:
         if key not in allowed:
@@ -460,6 +541,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         objective=params.get("objective", DEFAULT_OBJECTIVE).lower(),
         equity=params.get("equity") or None,
         horizon=number("horizon", int),
+        tree=number("tree", float) or 0.0,
     )
 
 

@@ -73,9 +73,11 @@ if TYPE_CHECKING:
 __all__ = [
     "POLICIES",
     "REASONS",
+    "TREE_NODES",
     "BatchSearch",
     "KernelRound",
     "KernelState",
+    "TreeSearch",
     "available",
     "benchmark",
     "encode_round",
@@ -638,6 +640,36 @@ def playouts(
     return float(playout_values(rnd, n, seed, policy, backend="kernel").mean())
 
 
+def _utility_params(impl: Any, utility: tuple[float, ...] | None) -> npt.NDArray[np.float64]:
+    """The kernel's utility array: off, or on with the span and the table."""
+    import numpy as np
+
+    if utility is None:
+        return np.zeros(impl.U_TABLE, dtype=np.float64)
+    span = int(utility[0]) if utility else -1
+    if span < 0 or len(utility) != 2 * span + 2:
+        raise InvalidInputError(
+            f"utility must be (span, table of 2 * span + 1 values), not {len(utility)} values"
+        )
+    return np.array((1.0, *utility), dtype=np.float64)
+
+
+def _hands_array(rnd: Round, player: int, hands: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Opponent hands to re-deal from, checked against what ``player`` cannot see."""
+    import numpy as np
+
+    hidden = rnd.hands[1 - player]
+    for c in rnd.stock:
+        hidden |= 1 << c
+    n_opp = rnd.hands[1 - player].bit_count()
+    for h in hands:
+        if h & ~hidden or h.bit_count() != n_opp:
+            raise InvalidInputError(
+                f"hands: each must be {n_opp} of the cards the player cannot see, not {h:#x}"
+            )
+    return np.array(hands, dtype=np.int64)
+
+
 class BatchSearch:
     """Determinized evaluation of the actions of one position, many iterations per call.
 
@@ -691,8 +723,6 @@ class BatchSearch:
         _check_lookahead(depth, samples)
         self._depth = depth
         self._samples = samples
-        import numpy as np
-
         self._impl = impl
         st = encode_round(rnd)
         self._state, self._stock = st.state, st.stock
@@ -701,30 +731,11 @@ class BatchSearch:
         self._code = _policy_code(policy)
         self._player = player
         self._rollouts = rollouts
-        if utility is None:
-            params = np.zeros(impl.U_TABLE, dtype=np.float64)
-        else:
-            span = int(utility[0]) if utility else -1
-            if span < 0 or len(utility) != 2 * span + 2:
-                raise InvalidInputError(
-                    "utility must be (span, table of 2 * span + 1 values), "
-                    f"not {len(utility)} values"
-                )
-            params = np.array((1.0, *utility), dtype=np.float64)
-        self._util = params
+        self._util = _utility_params(impl, utility)
         self.with_points = utility is not None
         self._avoid = avoid
         self._slack = slack
-        hidden = rnd.hands[1 - player]
-        for c in rnd.stock:
-            hidden |= 1 << c
-        n_opp = rnd.hands[1 - player].bit_count()
-        for h in hands:
-            if h & ~hidden or h.bit_count() != n_opp:
-                raise InvalidInputError(
-                    f"hands: each must be {n_opp} of the cards the player cannot see, not {h:#x}"
-                )
-        self._hands = np.array(hands, dtype=np.int64)
+        self._hands = _hands_array(rnd, player, hands)
 
     def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
         """``iterations`` more iterations: a matrix of values, one row each, a column per action.
@@ -755,6 +766,120 @@ class BatchSearch:
         )
         if errors:
             raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+        return out
+
+
+TREE_NODES: Final = 1 << 16
+"""Nodes a :class:`TreeSearch` holds unless told otherwise (about 4.7 MB)."""
+
+
+class TreeSearch:
+    """Open-loop information-set tree search from one position, many iterations per call.
+
+    Unlike :class:`BatchSearch`, which plays every action out once per re-deal
+    with greedy players after it, the tree looks several moves ahead: each
+    iteration re-deals the unseen cards, then descends a tree of actions (the
+    searching player's and the opponent's) by an upper confidence bound, adds
+    one node, and plays out with ``policy``. See ``_kernel_impl.tree_search``.
+
+    Args:
+        rnd: the position, with ``player`` to act (any determinization of the view).
+        player: the searching player.
+        seed: seeds the re-deals, the tree's random choices and the playouts.
+        policy: the playouts' policy for both players.
+        utility: the match utility's kernel parameters, or None for round points
+            (as :class:`BatchSearch`).
+        avoid, slack, hands: how the opponent's hand is re-dealt (as :class:`BatchSearch`).
+        explore: the exploration constant, in standard deviations of the root's results.
+        nodes: the tree's capacity; a full tree stops growing.
+    """
+
+    def __init__(
+        self,
+        rnd: Round,
+        player: int,
+        seed: int,
+        *,
+        policy: str = "greedy",
+        utility: tuple[float, ...] | None = None,
+        avoid: int = 0,
+        slack: float = 0.0,
+        hands: Sequence[int] = (),
+        explore: float = 1.0,
+        nodes: int = TREE_NODES,
+    ) -> None:
+        impl = _impl()
+        if impl is None:
+            raise InvalidInputError("TreeSearch needs numba and numpy: pip install 'koikoi[fast]'")
+        if not explore > 0 or not math.isfinite(explore):
+            raise InvalidInputError(f"explore must be a positive number, not {explore!r}")
+        if nodes < 2:
+            raise InvalidInputError(f"nodes must be 2 or more, not {nodes!r}")
+        import numpy as np
+
+        self._impl = impl
+        st = encode_round(rnd)
+        self._state, self._stock = st.state, st.stock
+        self._rules = _rules_array(rnd.rules)
+        self._rng = _rng_state(seed)
+        self._code = _policy_code(policy)
+        self._player = player
+        self._util = _utility_params(impl, utility)
+        self._avoid = avoid
+        self._slack = slack
+        self._hands = _hands_array(rnd, player, hands)
+        self._explore = float(explore)
+        self._links = np.full((nodes, impl.T_LINKS), -1, dtype=np.int64)
+        self._stats = np.zeros((nodes, impl.T_STATS), dtype=np.float64)
+        self._size = np.ones(1, dtype=np.int64)  # the root
+        self.iterations = 0
+        """Iterations run so far."""
+
+    @property
+    def nodes(self) -> int:
+        """Nodes in the tree, the root included."""
+        return int(self._size[0])
+
+    def run(self, iterations: int) -> None:
+        """``iterations`` more iterations."""
+        if iterations < 0:
+            raise InvalidInputError(f"iterations must be 0 or more, not {iterations}")
+        errors = self._impl.tree_search(
+            self._state,
+            self._stock,
+            self._rules,
+            self._player,
+            self._rng,
+            self._code,
+            self._util,
+            self._avoid,
+            self._slack,
+            self._hands,
+            iterations,
+            self._explore,
+            self._links,
+            self._stats,
+            self._size,
+        )
+        self.iterations += iterations
+        if errors:
+            raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+
+    def root(self) -> dict[int, tuple[int, float, float]]:
+        """For each action tried at the root: (visits, mean utility, mean net round points)."""
+        impl = self._impl
+        links, stats = self._links, self._stats
+        out: dict[int, tuple[int, float, float]] = {}
+        ch = int(links[0, impl.T_FIRST])
+        while ch >= 0:
+            n = float(stats[ch, impl.T_VISITS])
+            if n > 0:
+                out[int(links[ch, impl.T_KEY])] = (
+                    int(n),
+                    float(stats[ch, impl.T_UTILITY]) / n,
+                    float(stats[ch, impl.T_POINTS]) / n,
+                )
+            ch = int(links[ch, impl.T_NEXT])
         return out
 
 

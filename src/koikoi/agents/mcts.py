@@ -215,6 +215,13 @@ def _kernel_playouts() -> Playouts | None:
 # -------------------------------------------------------------------- agent
 
 
+def search_deadline(start: float, limit: float | None) -> float:
+    """When a search that began at ``start`` with ``limit`` seconds must stop: 2% of
+    the budget, and up to 4 ms more under short budgets, is kept for what follows
+    the search (a process that waits for a core overshoots by a time slice)."""
+    return math.inf if limit is None else start + limit * 0.98 - min(0.004, 0.06 * limit)
+
+
 class MCTSAgent:
     """Determinized Monte Carlo search over every legal action.
 
@@ -512,9 +519,7 @@ class MCTSAgent:
         self._prepare()
         start = time.perf_counter()
         limit = self.time_limit if time_limit is None else time_limit
-        # 2% of the budget, and up to 4 ms more under short budgets, for what follows
-        # the search (a process that waits for a core overshoots by a time slice).
-        deadline = math.inf if limit is None else start + limit * 0.98 - min(0.004, 0.06 * limit)
+        deadline = search_deadline(start, limit)
         max_iter = self.iterations if self.iterations is not None else 1 << 60
         scorer = self._scorer(view.rules)
         k = len(ids)
