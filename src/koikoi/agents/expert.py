@@ -97,7 +97,7 @@ TREE_BATCH: Final = 4096
 TREE_RATE: Final = 1_000_000
 """Tree iterations a second on a fast core, at most (sizes the tree for a time budget)."""
 TREE_MAX_NODES: Final = 1 << 19
-"""The largest tree a decision builds (about 38 MB)."""
+"""The largest tree a decision builds (about 34 MB)."""
 
 
 class ExpertAgent(MCTSAgent):
@@ -310,7 +310,9 @@ class ExpertAgent(MCTSAgent):
         from koikoi.agents.kernel import TreeSearch
 
         ids = list(view.legal_ids)
-        me = view.player if view.player is not None else 0
+        me = view.player
+        if not ids or me is None:
+            raise InvalidInputError(f"{self.KIND}: no legal action in this view (not our turn)")
         clock = time.perf_counter
         start = clock()
         deadline = search_deadline(start, limit)
