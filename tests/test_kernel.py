@@ -854,20 +854,26 @@ def test_batch_search_deals_the_declined_months_last() -> None:
     assert value(rnd.hands[0] | rnd.field, 0.0) == plain
 
 
-@needs_numba
-def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
-    """The same Sanko chase: opponent hands given without a March card are worth more to
-    the searching player than hands with one."""
-    rnd = _sanko_chase()
-    ids = rnd.legal_ids()
-    view = view_of_round(rnd, 0)
-    hidden = view.unseen
+def _march_hands(rnd: Round) -> tuple[int, list[int], list[int], list[int]]:
+    """For the Sanko chase: the unseen March cards, the other unseen cards in order,
+    one opponent hand with a March card and three without."""
+    hidden = view_of_round(rnd, 0).unseen
     march = month_mask(3) & hidden
     others = [c for c in range(48) if (hidden & ~march) >> c & 1]
     with_march = [
         (1 << (march.bit_length() - 1)) | (1 << others[0]) | (1 << others[1]) | (1 << others[2])
     ]
     without = [sum(1 << c for c in others[i : i + 4]) for i in range(0, 12, 4)]
+    return march, others, with_march, without
+
+
+@needs_numba
+def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
+    """The same Sanko chase: opponent hands given without a March card are worth more to
+    the searching player than hands with one."""
+    rnd = _sanko_chase()
+    ids = rnd.legal_ids()
+    march, others, with_march, without = _march_hands(rnd)
 
     def value(hands: list[int]) -> float:
         search = kernel.BatchSearch(rnd, 0, seed=5, rollouts=1, hands=hands)
@@ -949,14 +955,7 @@ def test_tree_search_sees_the_opponent_reply() -> None:
     without one, the position is worth more to the searching player than given
     hands with one: the opponent's moves in the tree are theirs to choose."""
     rnd = _sanko_chase()
-    view = view_of_round(rnd, 0)
-    hidden = view.unseen
-    march = month_mask(3) & hidden
-    others = [c for c in range(48) if (hidden & ~march) >> c & 1]
-    with_march = [
-        (1 << (march.bit_length() - 1)) | (1 << others[0]) | (1 << others[1]) | (1 << others[2])
-    ]
-    without = [sum(1 << c for c in others[i : i + 4]) for i in range(0, 12, 4)]
+    _, _, with_march, without = _march_hands(rnd)
 
     def value(hands: list[int]) -> float:
         tree = kernel.TreeSearch(rnd, 0, seed=5, hands=hands)

@@ -640,37 +640,60 @@ def playouts(
     return float(playout_values(rnd, n, seed, policy, backend="kernel").mean())
 
 
-def _utility_params(impl: Any, utility: tuple[float, ...] | None) -> npt.NDArray[np.float64]:
-    """The kernel's utility array: off, or on with the span and the table."""
-    import numpy as np
+class _DealSearch:
+    """What the flat and the tree search share: the position and rules in the kernel's
+    arrays, the generator, the policy, the utility and how the opponent's hand is
+    re-dealt (checked here)."""
 
-    if utility is None:
-        return np.zeros(impl.U_TABLE, dtype=np.float64)
-    span = int(utility[0]) if utility else -1
-    if span < 0 or len(utility) != 2 * span + 2:
-        raise InvalidInputError(
-            f"utility must be (span, table of 2 * span + 1 values), not {len(utility)} values"
-        )
-    return np.array((1.0, *utility), dtype=np.float64)
+    def __init__(
+        self,
+        what: str,
+        rnd: Round,
+        player: int,
+        seed: int,
+        policy: str,
+        utility: tuple[float, ...] | None,
+        avoid: int,
+        slack: float,
+        hands: Sequence[int],
+    ) -> None:
+        import numpy as np
+
+        impl = _impl()
+        if impl is None:
+            raise InvalidInputError(f"{what} needs numba and numpy: pip install 'koikoi[fast]'")
+        self._impl = impl
+        st = encode_round(rnd)
+        self._state, self._stock = st.state, st.stock
+        self._rules = _rules_array(rnd.rules)
+        self._rng = _rng_state(seed)
+        self._code = _policy_code(policy)
+        self._player = player
+        if utility is None:
+            self._util = np.zeros(impl.U_TABLE, dtype=np.float64)
+        else:
+            span = int(utility[0]) if utility else -1
+            if span < 0 or len(utility) != 2 * span + 2:
+                raise InvalidInputError(
+                    "utility must be (span, table of 2 * span + 1 values), "
+                    f"not {len(utility)} values"
+                )
+            self._util = np.array((1.0, *utility), dtype=np.float64)
+        self._avoid = avoid
+        self._slack = slack
+        hidden = rnd.hands[1 - player]
+        for c in rnd.stock:
+            hidden |= 1 << c
+        n_opp = rnd.hands[1 - player].bit_count()
+        for h in hands:
+            if h & ~hidden or h.bit_count() != n_opp:
+                raise InvalidInputError(
+                    f"hands: each must be {n_opp} of the cards the player cannot see, not {h:#x}"
+                )
+        self._hands = np.array(hands, dtype=np.int64)
 
 
-def _hands_array(rnd: Round, player: int, hands: Sequence[int]) -> npt.NDArray[np.int64]:
-    """Opponent hands to re-deal from, checked against what ``player`` cannot see."""
-    import numpy as np
-
-    hidden = rnd.hands[1 - player]
-    for c in rnd.stock:
-        hidden |= 1 << c
-    n_opp = rnd.hands[1 - player].bit_count()
-    for h in hands:
-        if h & ~hidden or h.bit_count() != n_opp:
-            raise InvalidInputError(
-                f"hands: each must be {n_opp} of the cards the player cannot see, not {h:#x}"
-            )
-    return np.array(hands, dtype=np.int64)
-
-
-class BatchSearch:
+class BatchSearch(_DealSearch):
     """Determinized evaluation of the actions of one position, many iterations per call.
 
     The position is any determinization of the searching player's view; the
@@ -715,27 +738,14 @@ class BatchSearch:
         samples: int = 8,
         hands: Sequence[int] = (),
     ) -> None:
-        impl = _impl()
-        if impl is None:
-            raise InvalidInputError("BatchSearch needs numba and numpy: pip install 'koikoi[fast]'")
         if rollouts < 1:
             raise InvalidInputError(f"rollouts must be 1 or more, not {rollouts}")
         _check_lookahead(depth, samples)
+        super().__init__("BatchSearch", rnd, player, seed, policy, utility, avoid, slack, hands)
         self._depth = depth
         self._samples = samples
-        self._impl = impl
-        st = encode_round(rnd)
-        self._state, self._stock = st.state, st.stock
-        self._rules = _rules_array(rnd.rules)
-        self._rng = _rng_state(seed)
-        self._code = _policy_code(policy)
-        self._player = player
         self._rollouts = rollouts
-        self._util = _utility_params(impl, utility)
         self.with_points = utility is not None
-        self._avoid = avoid
-        self._slack = slack
-        self._hands = _hands_array(rnd, player, hands)
 
     def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
         """``iterations`` more iterations: a matrix of values, one row each, a column per action.
@@ -773,7 +783,7 @@ TREE_NODES: Final = 1 << 16
 """Nodes a :class:`TreeSearch` holds unless told otherwise (64 bytes each: about 4 MB)."""
 
 
-class TreeSearch:
+class TreeSearch(_DealSearch):
     """Open-loop information-set tree search from one position, many iterations per call.
 
     Unlike :class:`BatchSearch`, which plays every action out once per re-deal
@@ -808,26 +818,14 @@ class TreeSearch:
         explore: float = 1.0,
         nodes: int = TREE_NODES,
     ) -> None:
-        impl = _impl()
-        if impl is None:
-            raise InvalidInputError("TreeSearch needs numba and numpy: pip install 'koikoi[fast]'")
         if not explore > 0 or not math.isfinite(explore):
             raise InvalidInputError(f"explore must be a positive number, not {explore!r}")
         if nodes < 2:
             raise InvalidInputError(f"nodes must be 2 or more, not {nodes!r}")
+        super().__init__("TreeSearch", rnd, player, seed, policy, utility, avoid, slack, hands)
         import numpy as np
 
-        self._impl = impl
-        st = encode_round(rnd)
-        self._state, self._stock = st.state, st.stock
-        self._rules = _rules_array(rnd.rules)
-        self._rng = _rng_state(seed)
-        self._code = _policy_code(policy)
-        self._player = player
-        self._util = _utility_params(impl, utility)
-        self._avoid = avoid
-        self._slack = slack
-        self._hands = _hands_array(rnd, player, hands)
+        impl = self._impl
         self._explore = float(explore)
         self._links = np.full((nodes, impl.T_LINKS), -1, dtype=np.int64)
         self._stats = np.zeros((nodes, impl.T_STATS), dtype=np.float64)
