@@ -1436,12 +1436,12 @@ def redeal(
     stock: Int8Array,
 ) -> int:
     """One re-deal of the unseen ``pool`` (:func:`unseen_cards`): returns the opponent's
-    hand and writes the stock to ``stock`` (see :func:`search_batch`). ``threshold``
-    is the ``slack`` in units of 2**-30."""
+    hand and writes the stock to ``stock`` (see :func:`search_batch`). ``avoid``
+    holds only cards of the pool (:func:`unseen_cards` then ``&`` once, outside the
+    loop); ``threshold`` is the ``slack`` in units of 2**-30."""
     n = pool.shape[0]
     nopp = popcount(state0[S_HAND0 + opp])
     nstock = state0[S_NSTOCK]
-    avoid &= _mask_of(pool)
     shuffle(pool, rng)
     hand = 0
     nhands = hands.shape[0]
@@ -1522,6 +1522,7 @@ def search_batch(
     opp = 1 - player
     sign = 1 if player == 0 else -1
     pool = unseen_cards(state0, stock0, opp)
+    avoid &= _mask_of(pool)
     base = np.empty_like(state0)
     base_stock = np.zeros_like(stock0)
     st = np.empty_like(state0)
@@ -1650,12 +1651,13 @@ def tree_search(
     opp = 1 - player
     sign = 1 if player == 0 else -1
     pool = unseen_cards(state0, stock0, opp)
+    avoid &= _mask_of(pool)
     threshold = int(slack * (1 << 30))
     base_stock = np.zeros_like(stock0)
     st = np.empty_like(state0)
     sk = np.empty_like(stock0)
     buf = np.zeros(BUF_SIZE, dtype=np.int64)
-    acts = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)
+    kids = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)  # each legal action's child, or -1
     fresh = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)
     path = np.empty(TREE_MAX_DEPTH, dtype=np.int64)
     record = np.empty(0, dtype=np.int64)
@@ -1684,8 +1686,8 @@ def tree_search(
             nf = 0
             for i in range(n):
                 a = buf[BUF_ACTIONS + i]
-                acts[i] = a
                 ch = _child(links, node, a)
+                kids[i] = ch
                 if ch < 0:
                     fresh[nf] = a
                     nf += 1
@@ -1717,7 +1719,7 @@ def tree_search(
             best = -1
             best_score = -np.inf
             for i in range(n):  # (a full tree chooses among the children it has)
-                ch = _child(links, node, acts[i])
+                ch = kids[i]
                 if ch < 0:
                     continue
                 visits = stats[ch, T_VISITS]
