@@ -31,13 +31,13 @@ from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
 from koikoi.agents.mcts import (
-    BATCH_SHARE,
     DEFAULT_SAMPLES,
     INFER_SLACK,
     MAX_LOOKAHEAD,
     MatchUtility,
     MCTSAgent,
     infer_mode,
+    next_batch,
     search_deadline,
 )
 from koikoi.engine import Phase, Round
@@ -309,15 +309,11 @@ class ExpertAgent(MCTSAgent):
         spent: each root action's mean utility and mean net round points."""
         from koikoi.agents.kernel import TreeSearch
 
-        ids = list(view.legal_ids)
-        me = view.player
-        if not ids or me is None:
-            raise InvalidInputError(f"{self.KIND}: no legal action in this view (not our turn)")
+        ids, me = self._turn(view)
         clock = time.perf_counter
         start = clock()
         deadline = search_deadline(start, limit)
-        pool = self.hand_pool(view, rng)
-        avoid = view.declined[view.opponent] if self.infer and pool is None else 0
+        pool, avoid = self._deal_inputs(view, rng)
         budget = math.inf if self.iterations is None else self.iterations * len(ids)
         # One node an iteration at most: room for the budget, or for what the time
         # allows at about TREE_RATE iterations a second.
@@ -343,9 +339,8 @@ class ExpertAgent(MCTSAgent):
                 break
             if limit is None:
                 batch = int(budget)
-            else:  # batches of at most BATCH_SHARE of the budget
-                per = max((now - t0) / batch, 1e-8)
-                batch = max(1, min(TREE_BATCH, int(min(limit * BATCH_SHARE, deadline - now) / per)))
+            else:
+                batch = next_batch(max((now - t0) / batch, 1e-8), now, limit, deadline, TREE_BATCH)
         root = search.root()
         # An action the tree never tried (a budget below one playout an action) counts
         # as the worst tried.

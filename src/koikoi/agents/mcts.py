@@ -222,6 +222,13 @@ def search_deadline(start: float, limit: float | None) -> float:
     return math.inf if limit is None else start + limit * 0.98 - min(0.004, 0.06 * limit)
 
 
+def next_batch(per: float, now: float, limit: float, deadline: float, cap: int) -> int:
+    """Iterations for a timed search's next kernel call, at ``per`` seconds each: at
+    most :data:`BATCH_SHARE` of the budget ``limit`` and no further than
+    ``deadline``, from 1 to ``cap``."""
+    return max(1, min(cap, int(min(limit * BATCH_SHARE, deadline - now) / per)))
+
+
 class MCTSAgent:
     """Determinized Monte Carlo search over every legal action.
 
@@ -486,6 +493,21 @@ class MCTSAgent:
         avoid = view.declined[view.opponent] if self.infer else 0
         return determinize(view, rng, scorer=scorer, avoid=avoid, slack=INFER_SLACK)
 
+    def _turn(self, view: PlayerView) -> tuple[list[int], int]:
+        """The legal actions and the searching player of ``view``; an error when it is
+        not the player's turn."""
+        ids = list(view.legal_ids)
+        if not ids or view.player is None:
+            raise InvalidInputError(f"{self.KIND}: no legal action in this view (not our turn)")
+        return ids, view.player
+
+    def _deal_inputs(self, view: PlayerView, rng: random.Random) -> tuple[list[int] | None, int]:
+        """How the kernel re-deals the opponent's hand: hands drawn by the inference
+        (:meth:`hand_pool`), or without them the cards it takes last (the declined
+        months, under ``infer``)."""
+        pool = self.hand_pool(view, rng)
+        return pool, view.declined[view.opponent] if self.infer and pool is None else 0
+
     def _search(
         self,
         view: PlayerView,
@@ -513,9 +535,7 @@ class MCTSAgent:
         at most :data:`BATCH_SHARE` of the time budget; otherwise one at a time
         on the reference engine, checking the clock after every action.
         """
-        ids = list(view.legal_ids)
-        if not ids or view.player is None:
-            raise InvalidInputError(f"{self.KIND}: no legal action in this view (not our turn)")
+        ids, me = self._turn(view)
         self._prepare()
         start = time.perf_counter()
         limit = self.time_limit if time_limit is None else time_limit
@@ -526,14 +546,13 @@ class MCTSAgent:
         stats = _Stats(k)
         points = _Stats(k) if utility is not None else stats
         clock = time.perf_counter
-        pool = self.hand_pool(view, rng)
-        avoid = view.declined[view.opponent] if self.infer and pool is None else 0
+        pool, avoid = self._deal_inputs(view, rng)
         if self._playouts is not None:
             from koikoi.agents.kernel import BatchSearch
 
             search = BatchSearch(
                 determinize(view, rng, scorer=scorer),
-                view.player,
+                me,
                 rng.getrandbits(62),
                 policy=self.policy,
                 rollouts=self.rollouts,
@@ -559,12 +578,11 @@ class MCTSAgent:
                 now = clock()
                 if (decide and len(stats.active) == 1) or now >= deadline:
                     break
-                if limit is not None:  # batches of at most BATCH_SHARE of the budget
+                if limit is not None:
                     per = max((now - t0) / len(rows), 1e-7)
-                    room = min(limit * BATCH_SHARE, deadline - now)
-                    batch = max(1, min(BATCH, int(room / per)))
+                    batch = next_batch(per, now, limit, deadline, BATCH)
             return stats.means(ids), points.means(ids)
-        sign = 1 if view.player == 0 else -1
+        sign = 1 if me == 0 else -1
         values_of = self._values
         n, policy = self.rollouts, self.policy
         values = [0.0] * k
