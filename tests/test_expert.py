@@ -164,15 +164,19 @@ def _decide_view(seed: int) -> PlayerView:
     raise AssertionError("no koi-koi decision found")
 
 
+def _first_view(seed: int) -> PlayerView:
+    """The first card play of a nintendo match (not a koi-koi decision)."""
+    m = Match(get_rules("nintendo"), seed=seed, events=False)
+    return view_of(m, m.current, with_history=False)
+
+
 def test_decide_sets_the_lookahead_at_koikoi_decisions_only() -> None:
     """expert:decide=D searches koi-koi decisions with lookahead D and everything else
     as before: the same generator gives the same values off a decision, other ones on it."""
     plain = make_agent("expert:iterations=40")
     deep = make_agent("expert:iterations=40,decide=1")
     assert isinstance(plain, ExpertAgent) and isinstance(deep, ExpertAgent)
-    decide = _decide_view(7)
-    m = Match(get_rules("nintendo"), seed=7, events=False)
-    play = view_of(m, m.current, with_history=False)
+    decide, play = _decide_view(7), _first_view(7)
     assert deep.lookahead_for(decide) == 1 and deep.lookahead_for(play) == 0
     assert plain.lookahead_for(decide) == 0
     assert deep.evaluate_detail(play, random.Random(3)) == plain.evaluate_detail(
@@ -189,9 +193,7 @@ def test_tree_searches_card_plays_and_leaves_koikoi_decisions_flat() -> None:
     flat = make_agent("expert:iterations=40")
     tree = make_agent("expert:iterations=40,tree=1")
     assert isinstance(flat, ExpertAgent) and isinstance(tree, ExpertAgent)
-    decide = _decide_view(7)
-    m = Match(get_rules("nintendo"), seed=7, events=False)
-    play = view_of(m, m.current, with_history=False)
+    decide, play = _decide_view(7), _first_view(7)
     same = flat.evaluate_detail(decide, random.Random(3))
     assert tree.evaluate_detail(decide, random.Random(3)) == same
     by_tree = tree.evaluate_detail(play, random.Random(3))

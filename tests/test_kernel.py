@@ -32,7 +32,7 @@ from koikoi.engine import Match, Phase, Round
 from koikoi.errors import InvalidInputError
 from koikoi.rules import PRESET_NAMES, Rules, get_rules
 from koikoi.scoring import Scorer
-from koikoi.views import determinize, view_of_round
+from koikoi.views import PlayerView, determinize, view_of_round
 
 needs_numba = pytest.mark.skipif(not kernel.available(), reason="numba is not installed")
 
@@ -780,17 +780,20 @@ def test_benchmark_kernel() -> None:
 # ------------------------------------------------------------- batched search
 
 
+def _live_views(rules: Rules, n: int, seed: int) -> Iterator[tuple[int, Round, int, PlayerView]]:
+    """The positions of :func:`_positions` that are not over: (index, round, player to
+    act, that player's view)."""
+    for i, rnd in enumerate(_positions(rules, n, seed)):
+        if rnd.phase is not Phase.OVER:
+            yield i, rnd, rnd.current, view_of_round(rnd, rnd.current)
+
+
 @needs_numba
 @pytest.mark.parametrize("name", ["nintendo", "modern-hanafuda", "koikoi-japan"])
 def test_batch_search_ignores_how_the_hidden_cards_were_dealt(name: str) -> None:
     """Two determinizations of one view give the same values: the kernel re-deals the set."""
-    rules = get_rules(name)
     checked = 0
-    for i, rnd in enumerate(_positions(rules, 30, 9)):
-        if rnd.phase is Phase.OVER:
-            continue
-        p = rnd.current
-        view = view_of_round(rnd, p)
+    for i, rnd, p, view in _live_views(get_rules(name), 30, 9):
         a = determinize(view, random.Random(i))
         b = determinize(view, random.Random(i + 1000))
         ids = rnd.legal_ids()
@@ -895,13 +898,8 @@ def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
 def test_tree_search_ignores_how_the_hidden_cards_were_dealt(name: str) -> None:
     """Like the flat search, the tree re-deals the unseen cards as a set: two
     determinizations of one view give the same tree."""
-    rules = get_rules(name)
     checked = 0
-    for i, rnd in enumerate(_positions(rules, 20, 11)):
-        if rnd.phase is Phase.OVER:
-            continue
-        p = rnd.current
-        view = view_of_round(rnd, p)
+    for i, _, p, view in _live_views(get_rules(name), 20, 11):
         trees = []
         for k in (i, i + 1000):
             tree = kernel.TreeSearch(determinize(view, random.Random(k)), p, seed=i)
