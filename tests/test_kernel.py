@@ -894,16 +894,17 @@ def test_batch_search_deals_the_opponent_hands_it_is_given() -> None:
 
 
 @needs_numba
-@pytest.mark.parametrize("name", ["nintendo", "koikoi-japan"])
-def test_tree_search_ignores_how_the_hidden_cards_were_dealt(name: str) -> None:
+@pytest.mark.parametrize(("name", "paired"), [("nintendo", False), ("koikoi-japan", True)])
+def test_tree_search_ignores_how_the_hidden_cards_were_dealt(name: str, paired: bool) -> None:
     """Like the flat search, the tree re-deals the unseen cards as a set: two
     determinizations of one view give the same tree."""
     checked = 0
     for i, _, p, view in _live_views(get_rules(name), 20, 11):
         trees = []
         for k in (i, i + 1000):
-            tree = kernel.TreeSearch(determinize(view, random.Random(k)), p, seed=i)
-            tree.run(300)
+            rnd = determinize(view, random.Random(k))
+            tree = kernel.TreeSearch(rnd, p, seed=i, paired=paired)
+            tree.run(300 // len(view.legal_ids) if paired else 300)
             trees.append(tree)
         assert trees[0].root() == trees[1].root()
         assert trees[0].nodes == trees[1].nodes
@@ -948,6 +949,31 @@ def test_tree_search_counts_every_iteration_once() -> None:
 
 
 @needs_numba
+def test_paired_tree_plays_every_root_action_on_each_deal() -> None:
+    """Paired, an iteration descends below every root action once: equal visits at
+    the root, and a root child beyond the tree's room still counted at the root."""
+    rnd = _sanko_chase()
+    ids = rnd.legal_ids()
+    tree = kernel.TreeSearch(rnd, 0, seed=3, paired=True)
+    tree.run(3)
+    tree.run(47)
+    root = tree.root()
+    assert set(root) == set(ids)
+    assert {n for n, _, _ in root.values()} == {50}
+    assert tree.iterations == 50
+    assert len(ids) < tree.nodes <= 1 + 50 * len(ids) * 2
+    small = kernel.TreeSearch(rnd, 0, seed=3, nodes=3, paired=True)
+    small.run(20)
+    assert small.nodes == 3
+    assert {n for n, _, _ in small.root().values()} == {20}
+    assert len(small.root()) == 2  # the others had no node: the root alone counted them
+    again = kernel.TreeSearch(rnd, 0, seed=3, paired=True)
+    again.run(3)
+    again.run(47)
+    assert again.root() == root  # seeded: the same calls give the same tree
+
+
+@needs_numba
 def test_tree_search_sees_the_opponent_reply() -> None:
     """The opponent needs a March card to take 3L for Sanko. Given opponent hands
     without one, the position is worth more to the searching player than given
@@ -955,12 +981,13 @@ def test_tree_search_sees_the_opponent_reply() -> None:
     rnd = _sanko_chase()
     _, _, with_march, without = _march_hands(rnd)
 
-    def value(hands: list[int]) -> float:
-        tree = kernel.TreeSearch(rnd, 0, seed=5, hands=hands)
-        tree.run(4000)
+    def value(hands: list[int], paired: bool) -> float:
+        tree = kernel.TreeSearch(rnd, 0, seed=5, hands=hands, paired=paired)
+        tree.run(4000 // len(rnd.legal_ids()) if paired else 4000)
         return max(points for _, _, points in tree.root().values())
 
-    assert value(without) > value(with_march) + 0.4
+    for paired in (False, True):
+        assert value(without, paired) > value(with_march, paired) + 0.4
 
 
 @needs_numba

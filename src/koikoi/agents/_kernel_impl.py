@@ -1605,9 +1605,104 @@ def _child(links: Int64Array, node: int, key: int) -> int:
     return -1
 
 
+@_jit("int64(int64[:, ::1], float64[:, ::1], int64[::1], int64, int64)")
+def _add_child(
+    links: Int64Array, stats: npt.NDArray[np.float64], size: Int64Array, node: int, key: int
+) -> int:
+    """A new child of ``node`` for action ``key`` (the caller checked the room)."""
+    ch = size[0]
+    size[0] += 1
+    links[ch, T_KEY] = key
+    links[ch, T_FIRST] = -1
+    links[ch, T_NEXT] = links[node, T_FIRST]
+    links[node, T_FIRST] = ch
+    for f in range(T_STATS):
+        stats[ch, f] = 0.0
+    stats[ch, T_AVAIL] = 1.0
+    return ch
+
+
+@_jit(
+    "int64(int64[::1], int8[::1], int64[::1], int64[::1], int64[:, ::1], float64[:, ::1],"
+    " int64[::1], int64, int64, int64[::1], int64[::1], int64[::1], uint64[::1], int64, int64,"
+    " float64, float64)"
+)
+def _descend(
+    st: Int64Array,
+    sk: Int8Array,
+    rules: Int64Array,
+    buf: Int64Array,
+    links: Int64Array,
+    stats: npt.NDArray[np.float64],
+    size: Int64Array,
+    node: int,
+    depth: int,
+    path: Int64Array,
+    kids: Int64Array,
+    fresh: Int64Array,
+    rng: UInt64Array,
+    policy: int,
+    player: int,
+    explore: float,
+    spread: float,
+) -> int:
+    """One descent of :func:`tree_search` from ``node`` (already at ``path[depth - 1]``)
+    on the deal in ``st``/``sk``: applies the tree's actions to it, adds at most one
+    node, and returns the length of the path."""
+    cap = links.shape[0]
+    while st[S_PHASE] != PHASE_OVER and depth < TREE_MAX_DEPTH:
+        n = legal_actions(st, rules, buf)
+        if n == 0:
+            st[S_ERROR] = 1
+            break
+        nf = 0
+        for i in range(n):
+            a = buf[BUF_ACTIONS + i]
+            ch = _child(links, node, a)
+            kids[i] = ch
+            if ch < 0:
+                fresh[nf] = a
+                nf += 1
+            else:
+                stats[ch, T_AVAIL] += 1.0
+        # Progressive widening: the root tries every action; another node as many
+        # as 1 + TREE_WIDEN * sqrt(its visits), in the order the policy prefers them.
+        allowed = n if node == 0 else 1 + int(TREE_WIDEN * np.sqrt(stats[node, T_VISITS]))
+        if nf > 0 and n - nf < allowed and size[0] < cap:
+            for i in range(nf):
+                buf[BUF_ACTIONS + i] = fresh[i]
+            a = choose_action(st, rules, buf, nf, rng, policy)
+            ch = _add_child(links, stats, size, node, a)
+            apply_action(st, sk, rules, buf, a)
+            path[depth] = ch
+            return depth + 1
+        if nf == n:
+            break  # a full tree and no child here: the policy plays on
+        mine = st[S_CURRENT] == player
+        best = -1
+        best_score = -np.inf
+        for i in range(n):  # (a full tree chooses among the children it has)
+            ch = kids[i]
+            if ch < 0:
+                continue
+            visits = stats[ch, T_VISITS]
+            q = stats[ch, T_UTILITY] / visits
+            if not mine:
+                q = -q
+            score = q + explore * spread * np.sqrt(np.log(stats[ch, T_AVAIL]) / visits)
+            if score > best_score:
+                best_score = score
+                best = ch
+        apply_action(st, sk, rules, buf, links[best, T_KEY])
+        path[depth] = best
+        depth += 1
+        node = best
+    return depth
+
+
 @_jit(
     "int64(int64[::1], int8[::1], int64[::1], int64, uint64[::1], int64, float64[::1], int64,"
-    " float64, int64[::1], int64, float64, int64[:, ::1], float64[:, ::1], int64[::1])"
+    " float64, int64[::1], int64, float64, int64[:, ::1], float64[:, ::1], int64[::1], boolean)"
 )
 def tree_search(
     state0: Int64Array,
@@ -1625,6 +1720,7 @@ def tree_search(
     links: Int64Array,
     stats: npt.NDArray[np.float64],
     size: Int64Array,
+    paired: bool,
 ) -> int:
     """``iterations`` more iterations of open-loop information-set tree search.
 
@@ -1645,8 +1741,13 @@ def tree_search(
     not nodes: a node stands for the actions that lead to it, whatever was drawn
     between them. ``size[0]`` is the number of nodes used; a
     full tree stops growing: it chooses among the children a node has, and
-    plays on with ``policy`` from a node without any. Returns the playouts that
-    hit an error.
+    plays on with ``policy`` from a node without any.
+
+    With ``paired``, an iteration instead descends once below *every* root
+    action on the same re-deal, with the same playout random numbers, as the
+    flat search compares its actions (common random numbers: the root's
+    differences are measured on equal deals). Returns the playouts that hit an
+    error.
     """
     opp = 1 - player
     sign = 1 if player == 0 else -1
@@ -1662,88 +1763,59 @@ def tree_search(
     path = np.empty(TREE_MAX_DEPTH, dtype=np.int64)
     record = np.empty(0, dtype=np.int64)
     roll = np.zeros(1, dtype=np.uint64)
-    cap = links.shape[0]
+    roots = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)
+    nroot = 1
+    if paired:
+        st[:] = state0
+        nroot = legal_actions(st, rules, buf)
+        for i in range(nroot):
+            roots[i] = buf[BUF_ACTIONS + i]
+        for i in range(nroot):  # the root's children first, while there is room
+            if _child(links, 0, roots[i]) < 0 and size[0] < links.shape[0]:
+                _add_child(links, stats, size, 0, roots[i])
     errors = 0
     for _ in range(iterations):
         hand = redeal(state0, opp, pool, hands, avoid, threshold, rng, base_stock)
-        st[:] = state0
-        st[S_HAND0 + opp] = hand
-        sk[:] = base_stock
-        path[0] = 0
-        depth = 1
-        node = 0
         n_root = stats[0, T_VISITS]
         spread = 1.0
         if n_root >= 2.0:
             mean = stats[0, T_UTILITY] / n_root
             var = stats[0, T_SQUARES] / n_root - mean * mean
             spread = np.sqrt(var) if var > 1e-12 else 1e-6
-        while st[S_PHASE] != PHASE_OVER and depth < TREE_MAX_DEPTH:
-            n = legal_actions(st, rules, buf)
-            if n == 0:
-                st[S_ERROR] = 1
-                break
-            nf = 0
-            for i in range(n):
-                a = buf[BUF_ACTIONS + i]
-                ch = _child(links, node, a)
-                kids[i] = ch
-                if ch < 0:
-                    fresh[nf] = a
-                    nf += 1
-                else:
+        seed = rng_next(rng) | np.uint64(1) if paired else np.uint64(0)
+        for j in range(nroot):
+            st[:] = state0
+            st[S_HAND0 + opp] = hand
+            sk[:] = base_stock
+            path[0] = 0
+            if paired:
+                a = roots[j]
+                ch = _child(links, 0, a)
+                if ch >= 0:
                     stats[ch, T_AVAIL] += 1.0
-            # Progressive widening: the root tries every action; another node as many
-            # as 1 + TREE_WIDEN * sqrt(its visits), in the order the policy prefers them.
-            allowed = n if node == 0 else 1 + int(TREE_WIDEN * np.sqrt(stats[node, T_VISITS]))
-            if nf > 0 and n - nf < allowed and size[0] < cap:
-                for i in range(nf):
-                    buf[BUF_ACTIONS + i] = fresh[i]
-                a = choose_action(st, rules, buf, nf, rng, policy)
-                ch = size[0]
-                size[0] += 1
-                links[ch, T_KEY] = a
-                links[ch, T_FIRST] = -1
-                links[ch, T_NEXT] = links[node, T_FIRST]
-                links[node, T_FIRST] = ch
-                for f in range(T_STATS):
-                    stats[ch, f] = 0.0
-                stats[ch, T_AVAIL] = 1.0
                 apply_action(st, sk, rules, buf, a)
-                path[depth] = ch
-                depth += 1
-                break
-            if nf == n:
-                break  # a full tree and no child here: the policy plays on
-            mine = st[S_CURRENT] == player
-            best = -1
-            best_score = -np.inf
-            for i in range(n):  # (a full tree chooses among the children it has)
-                ch = kids[i]
-                if ch < 0:
-                    continue
-                visits = stats[ch, T_VISITS]
-                q = stats[ch, T_UTILITY] / visits
-                if not mine:
-                    q = -q
-                score = q + explore * spread * np.sqrt(np.log(stats[ch, T_AVAIL]) / visits)
-                if score > best_score:
-                    best_score = score
-                    best = ch
-            apply_action(st, sk, rules, buf, links[best, T_KEY])
-            path[depth] = best
-            depth += 1
-            node = best
-        if st[S_PHASE] != PHASE_OVER and st[S_ERROR] == 0:
-            roll[0] = rng_next(rng) | np.uint64(1)
-            play_out(st, sk, rules, buf, roll, policy, record)
-        errors += st[S_ERROR]
-        v = float(sign * signed_value(st))
-        u = utility(v, util)
-        for i in range(depth):
-            nd = path[i]
-            stats[nd, T_VISITS] += 1.0
-            stats[nd, T_UTILITY] += u
-            stats[nd, T_POINTS] += v
-            stats[nd, T_SQUARES] += u * u
+                depth = 1
+                if ch >= 0:  # (no room for the root's child: only the root counts it)
+                    path[1] = ch
+                    depth = _descend(
+                        st, sk, rules, buf, links, stats, size, ch, 2, path, kids, fresh, rng,
+                        policy, player, explore, spread,
+                    )  # fmt: skip
+            else:
+                depth = _descend(
+                    st, sk, rules, buf, links, stats, size, 0, 1, path, kids, fresh, rng,
+                    policy, player, explore, spread,
+                )  # fmt: skip
+            if st[S_PHASE] != PHASE_OVER and st[S_ERROR] == 0:
+                roll[0] = seed if paired else rng_next(rng) | np.uint64(1)
+                play_out(st, sk, rules, buf, roll, policy, record)
+            errors += st[S_ERROR]
+            v = float(sign * signed_value(st))
+            u = utility(v, util)
+            for i in range(depth):
+                nd = path[i]
+                stats[nd, T_VISITS] += 1.0
+                stats[nd, T_UTILITY] += u
+                stats[nd, T_POINTS] += v
+                stats[nd, T_SQUARES] += u * u
     return errors

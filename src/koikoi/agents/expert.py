@@ -142,6 +142,9 @@ class ExpertAgent(MCTSAgent):
             default): flat. Under an iteration budget the tree gets as many
             playouts as the flat search would (``iterations`` times the actions).
             Needs the compiled kernel (flat without it).
+        pair: with ``tree``, every iteration plays every root action once on the
+            same re-deal (common random numbers, as the flat search compares
+            them) instead of choosing one by the upper confidence bound.
     """
 
     KIND = "expert"
@@ -166,6 +169,7 @@ class ExpertAgent(MCTSAgent):
         equity: str | None = None,
         horizon: int | None = None,
         tree: float = 0.0,
+        pair: bool = False,
     ) -> None:
         if time_limit is None and iterations is None:
             time_limit = EXPERT_TIME
@@ -192,6 +196,8 @@ class ExpertAgent(MCTSAgent):
             raise InvalidInputError(f"expert: tree must be from 0 to 100, not {tree!r}")
         self.tree = tree
         """The tree search's exploration constant; 0: the flat search."""
+        self.pair = pair
+        """The tree plays every root action on each re-deal."""
         self.decide = lookahead if decide is None else decide
         """The lookahead depth at koi-koi decisions (``lookahead`` elsewhere)."""
         if not 0.0 <= prior <= 10.0:
@@ -246,6 +252,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"horizon={horizon}")
         if tree:
             parts.append(f"tree={tree:g}")
+        if pair:
+            parts.append("pair=1")
         self.name = "expert" + (":" + ",".join(parts) if parts else "")
 
     def lookahead_for(self, view: PlayerView) -> int:
@@ -314,10 +322,12 @@ class ExpertAgent(MCTSAgent):
         start = clock()
         deadline = search_deadline(start, limit)
         pool, avoid = self._deal_inputs(view, rng)
-        budget = math.inf if self.iterations is None else self.iterations * len(ids)
-        # One node an iteration at most: room for the budget, or for what the time
-        # allows at about TREE_RATE iterations a second.
-        room = budget if limit is None else min(budget, limit * TREE_RATE)
+        # An iteration of the paired tree plays every action once, as the flat search's.
+        per = len(ids) if self.pair else 1
+        budget = math.inf if self.iterations is None else self.iterations * len(ids) / per
+        # One node a playout at most: room for the budget, or for what the time
+        # allows at about TREE_RATE playouts a second.
+        room = budget * per if limit is None else min(budget * per, limit * TREE_RATE)
         search = TreeSearch(
             determinize(view, rng, scorer=self._scorer(view.rules)),
             me,
@@ -329,8 +339,9 @@ class ExpertAgent(MCTSAgent):
             hands=pool or (),
             explore=self.tree,
             nodes=int(min(room, TREE_MAX_NODES)) + 1,
+            paired=self.pair,
         )
-        batch = len(ids)
+        batch = len(ids) // per
         while search.iterations < budget:
             t0 = clock()
             search.run(int(min(batch, budget - search.iterations)))
@@ -495,6 +506,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "equity",
         "horizon",
         "tree",
+        "pair",
     )
     for key in params:
         if key not in allowed:
@@ -510,6 +522,12 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         except ValueError:
             what = "a number" if kind is float else "a whole number"
             raise InvalidInputError(f"expert: {key} must be {what}, not {params[key]!r}") from None
+
+    def flag(key: str) -> bool:
+        value = params.get(key, "0").lower()
+        if value not in ("0", "1"):
+            raise InvalidInputError(f"expert: {key} must be 1 or 0, not {params[key]!r}")
+        return value == "1"
 
     net = params.get("net", str(int(DEFAULT_NET))).lower()
     if net not in ("0", "1"):
@@ -539,6 +557,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         equity=params.get("equity") or None,
         horizon=number("horizon", int),
         tree=number("tree", float) or 0.0,
+        pair=flag("pair"),
     )
 
 

@@ -802,6 +802,9 @@ class TreeSearch(_DealSearch):
         avoid, slack, hands: how the opponent's hand is re-dealt (as :class:`BatchSearch`).
         explore: the exploration constant, in standard deviations of the root's results.
         nodes: the tree's capacity; a full tree stops growing.
+        paired: each iteration plays every root action once on the same re-deal with
+            the same playout random numbers (as :class:`BatchSearch` does), instead
+            of choosing one by the upper confidence bound.
     """
 
     def __init__(
@@ -817,6 +820,7 @@ class TreeSearch(_DealSearch):
         hands: Sequence[int] = (),
         explore: float = 1.0,
         nodes: int = TREE_NODES,
+        paired: bool = False,
     ) -> None:
         if not explore > 0 or not math.isfinite(explore):
             raise InvalidInputError(f"explore must be a positive number, not {explore!r}")
@@ -830,8 +834,9 @@ class TreeSearch(_DealSearch):
         self._links = np.full((nodes, impl.T_LINKS), -1, dtype=np.int64)
         self._stats = np.zeros((nodes, impl.T_STATS), dtype=np.float64)
         self._size = np.ones(1, dtype=np.int64)  # the root
+        self._paired = bool(paired)
         self.iterations = 0
-        """Iterations run so far."""
+        """Iterations run so far (re-deals; paired, each plays every root action)."""
 
     @property
     def nodes(self) -> int:
@@ -858,6 +863,7 @@ class TreeSearch(_DealSearch):
             self._links,
             self._stats,
             self._size,
+            self._paired,
         )
         self.iterations += iterations
         if errors:
