@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import koikoi.arena as arena
-from koikoi.agents.base import make_agent, register_agent
+from koikoi.agents.base import AGENT_KINDS, make_agent, register_agent
 from koikoi.agents.expert import ExpertAgent
 from koikoi.cli import main
 from koikoi.engine import Match
@@ -39,7 +39,7 @@ def _watching_view_of(match: Match, player: int | None, **kw: Any) -> PlayerView
     return _view_of(match, player, **kw)
 
 
-_view_of = arena.view_of
+_view_of: Callable[..., PlayerView] = getattr(arena, "view_of")  # noqa: B009 (not exported)
 
 
 class OracleAgent(ExpertAgent):
@@ -70,9 +70,14 @@ def run(argv: list[str]) -> int:
         oracle.name = f"oracle({spec})"
         return oracle
 
-    arena.view_of = _watching_view_of  # type: ignore[assignment]
+    setattr(arena, "view_of", _watching_view_of)  # noqa: B010
     register_agent("oracle", factory)
-    return main(rest)
+    try:
+        return main(rest)
+    finally:  # leave the process as it was (a caller may go on)
+        setattr(arena, "view_of", _view_of)  # noqa: B010
+        AGENT_KINDS.pop("oracle", None)
+        _live.clear()
 
 
 if __name__ == "__main__":

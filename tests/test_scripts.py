@@ -1,0 +1,63 @@
+"""The measuring scripts under scripts/ that the benchmarks quote."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import koikoi.arena as arena
+from koikoi.agents.base import AGENT_KINDS, make_agent
+from koikoi.engine import Match
+from koikoi.views import view_of
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_oracle_redeals_give_the_opponent_the_true_hand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The oracle's hand pool is the opponent's true hand, read from the match the
+    arena last showed a view of; without a match it has none."""
+    oracle_arena = _load("oracle-arena")
+    base = make_agent("expert:iterations=20")
+    oracle = oracle_arena.OracleAgent.__new__(oracle_arena.OracleAgent)
+    oracle.__dict__.update(base.__dict__)
+    m = Match(seed=4)
+    for _ in range(3):
+        m.apply_id(m.legal_ids()[0])
+    monkeypatch.setattr(oracle_arena, "_live", [])
+    view = view_of(m, m.current)
+    assert oracle.hand_pool(view, random.Random(1)) is None
+    seen = oracle_arena._watching_view_of(m, m.current)
+    assert seen == view
+    assert oracle.hand_pool(view, random.Random(1)) == [m.round.hands[view.opponent]]
+
+
+def test_oracle_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
+    oracle_arena = _load("oracle-arena")
+    assert oracle_arena.run(["heuristic", "arena", "oracle", "greedy"]) == 2
+    assert "built on an expert spec" in capsys.readouterr().err
+    assert oracle_arena.run(["expert", "arena", "oracle", "greedy", "--workers", "2"]) == 2
+    rules = Path(__file__).resolve().parent.parent / "examples" / "nintendo-one-round.toml"
+    argv = "expert:iterations=20 arena oracle greedy --matches 2 --seed 1 --workers 1 --json"
+    code = oracle_arena.run([*argv.split(), "--rules", str(rules)])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [a["spec"] for a in out["agents"]] == ["oracle", "greedy"]
+    assert out["agents"][0]["forfeits"] == 0
+    # The arena and the registry are as they were.
+    assert arena.view_of is oracle_arena._view_of
+    assert "oracle" not in AGENT_KINDS
