@@ -94,6 +94,7 @@ def test_specs() -> None:
     assert make_agent("expert:decide=1").name == "expert:decide=1"
     assert make_agent("expert:tree=1.5").name == "expert:tree=1.5"
     assert make_agent("expert:tree=0").name == "expert"  # the default: flat
+    assert make_agent("expert:tree=1,pair=1").name == "expert:tree=1,pair=1"
     assert make_agent("expert:lookahead=1,decide=1").name == "expert:lookahead=1"
     by_points = make_agent("expert:objective=round")
     assert isinstance(by_points, ExpertAgent) and by_points.objective == "round"
@@ -123,6 +124,7 @@ def test_specs() -> None:
         ("expert:decide=yes", "decide must be a whole number"),
         ("expert:tree=-1", "expert: tree must be from 0 to 100"),
         ("expert:tree=deep", "tree must be a number"),
+        ("expert:tree=1,pair=yes", "expert: pair must be 1 or 0"),
         ("expert:samples=0", "samples must be from 1 to 1024"),
         ("expert:rollouts=0", "expert: rollouts must be 1 or more"),
         ("expert:objective=points", "expert: unknown objective 'points': allowed match, round"),
@@ -199,6 +201,12 @@ def test_tree_searches_card_plays_and_leaves_koikoi_decisions_flat() -> None:
     by_tree = tree.evaluate_detail(play, random.Random(3))
     assert set(by_tree) == set(play.legal_ids)
     assert by_tree != flat.evaluate_detail(play, random.Random(3))
+    paired = make_agent("expert:iterations=40,tree=1,pair=1")
+    assert isinstance(paired, ExpertAgent)
+    assert paired.evaluate_detail(decide, random.Random(3)) == same
+    by_pairs = paired.evaluate_detail(play, random.Random(3))
+    assert set(by_pairs) == set(play.legal_ids)
+    assert by_pairs not in (by_tree, flat.evaluate_detail(play, random.Random(3)))
 
 
 def _views(count: int) -> list[PlayerView]:
