@@ -93,8 +93,10 @@ def test_specs() -> None:
     assert make_agent("expert:infer=0").name == "expert:infer=0"
     assert make_agent("expert:decide=1").name == "expert:decide=1"
     assert make_agent("expert:tree=1.5").name == "expert:tree=1.5"
-    assert make_agent("expert:tree=0").name == "expert"  # the default: flat
-    assert make_agent("expert:tree=1,pair=1").name == "expert:tree=1,pair=1"
+    assert make_agent("expert:tree=1,pair=1").name == "expert"  # the default: the paired tree
+    assert make_agent("expert:tree=0").name == "expert:tree=0"  # flat
+    assert make_agent("expert:tree=0,pair=0").name == "expert:tree=0"  # no tree, no pairing
+    assert make_agent("expert:pair=0").name == "expert:pair=0"
     assert make_agent("expert:lookahead=1,decide=1").name == "expert:lookahead=1"
     by_points = make_agent("expert:objective=round")
     assert isinstance(by_points, ExpertAgent) and by_points.objective == "round"
@@ -190,10 +192,11 @@ def test_decide_sets_the_lookahead_at_koikoi_decisions_only() -> None:
 
 
 def test_tree_searches_card_plays_and_leaves_koikoi_decisions_flat() -> None:
-    """expert:tree=C searches card plays with the tree (other values than the flat
-    search from the same generator) and koi-koi decisions as before (the same)."""
-    flat = make_agent("expert:iterations=40")
-    tree = make_agent("expert:iterations=40,tree=1")
+    """expert searches card plays with the paired tree by default, ``pair=0`` with
+    the unpaired one, ``tree=0`` flat: three sets of values from the same generator;
+    koi-koi decisions are flat in all three (the same values)."""
+    flat = make_agent("expert:iterations=40,tree=0")
+    tree = make_agent("expert:iterations=40,pair=0")
     assert isinstance(flat, ExpertAgent) and isinstance(tree, ExpertAgent)
     decide, play = _decide_view(7), _first_view(7)
     same = flat.evaluate_detail(decide, random.Random(3))
@@ -201,7 +204,7 @@ def test_tree_searches_card_plays_and_leaves_koikoi_decisions_flat() -> None:
     by_tree = tree.evaluate_detail(play, random.Random(3))
     assert set(by_tree) == set(play.legal_ids)
     assert by_tree != flat.evaluate_detail(play, random.Random(3))
-    paired = make_agent("expert:iterations=40,tree=1,pair=1")
+    paired = make_agent("expert:iterations=40")
     assert isinstance(paired, ExpertAgent)
     assert paired.evaluate_detail(decide, random.Random(3)) == same
     by_pairs = paired.evaluate_detail(play, random.Random(3))
