@@ -1610,7 +1610,7 @@ def _add_child(
     links: Int64Array, stats: npt.NDArray[np.float64], size: Int64Array, node: int, key: int
 ) -> int:
     """A new child of ``node`` for action ``key`` (the caller checked the room)."""
-    ch = size[0]
+    ch = int(size[0])
     size[0] += 1
     links[ch, T_KEY] = key
     links[ch, T_FIRST] = -1
