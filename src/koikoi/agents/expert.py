@@ -101,7 +101,7 @@ DEFAULT_PAIR: Final = True
 TREE_BATCH: Final = 4096
 """Tree iterations per kernel call at most under a time budget (a few ms)."""
 TREE_RATE: Final = 1_000_000
-"""Tree iterations a second on a fast core, at most (sizes the tree for a time budget)."""
+"""Tree playouts a second on a fast core, at most (sizes the tree for a time budget)."""
 TREE_MAX_NODES: Final = 1 << 19
 """The largest tree a decision builds (about 34 MB)."""
 
@@ -537,9 +537,6 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
             raise InvalidInputError(f"expert: {key} must be 1 or 0, not {params[key]!r}")
         return value == "1"
 
-    net = params.get("net", str(int(DEFAULT_NET))).lower()
-    if net not in ("0", "1"):
-        raise InvalidInputError(f"expert: net must be 1 or 0, not {params['net']!r}")
     endgame = params.get("endgame", "1").lower()
     endgame = {"1": "all", "0": "off"}.get(endgame, endgame)  # the constructor checks it
     blend = number("blend", float)
@@ -551,7 +548,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
     return ExpertAgent(
         time_limit=number("time", float),
         iterations=number("iterations", int),
-        net=net == "1",
+        net=flag("net", DEFAULT_NET),
         endgame=endgame,
         blend=DEFAULT_BLEND if blend is None else blend,
         net_deals=number("deals", int),
