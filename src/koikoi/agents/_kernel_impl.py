@@ -1764,6 +1764,7 @@ def tree_search(
     record = np.empty(0, dtype=np.int64)
     roll = np.zeros(1, dtype=np.uint64)
     roots = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)
+    root_kids = np.empty(LOOK_MAX_ACTIONS, dtype=np.int64)  # each root action's child, or -1
     nroot = 1
     if paired:
         st[:] = state0
@@ -1771,8 +1772,10 @@ def tree_search(
         for i in range(nroot):
             roots[i] = buf[BUF_ACTIONS + i]
         for i in range(nroot):  # the root's children first, while there is room
-            if _child(links, 0, roots[i]) < 0 and size[0] < links.shape[0]:
-                _add_child(links, stats, size, 0, roots[i])
+            ch = _child(links, 0, roots[i])
+            if ch < 0 and size[0] < links.shape[0]:
+                ch = _add_child(links, stats, size, 0, roots[i])
+            root_kids[i] = ch
     errors = 0
     for _ in range(iterations):
         hand = redeal(state0, opp, pool, hands, avoid, threshold, rng, base_stock)
@@ -1789,11 +1792,10 @@ def tree_search(
             sk[:] = base_stock
             path[0] = 0
             if paired:
-                a = roots[j]
-                ch = _child(links, 0, a)
+                ch = root_kids[j]
                 if ch >= 0:
                     stats[ch, T_AVAIL] += 1.0
-                apply_action(st, sk, rules, buf, a)
+                apply_action(st, sk, rules, buf, roots[j])
                 depth = 1
                 if ch >= 0:  # (no room for the root's child: only the root counts it)
                     path[1] = ch
