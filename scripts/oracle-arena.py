@@ -52,6 +52,15 @@ class OracleAgent(ExpertAgent):
         return [hand] if hand else None
 
 
+def oracle_of(spec: str) -> OracleAgent:
+    """The oracle built on the ``expert`` spec ``spec`` (its settings, copied)."""
+    agent = make_agent(spec)
+    oracle = OracleAgent.__new__(OracleAgent)
+    oracle.__dict__.update(agent.__dict__)
+    oracle.name = f"oracle({spec})"
+    return oracle
+
+
 def run(argv: list[str]) -> int:
     workers = argv[argv.index("--workers") + 1 :][:1] if "--workers" in argv else ["1"]
     if len(argv) < 2 or workers != ["1"]:
@@ -64,11 +73,7 @@ def run(argv: list[str]) -> int:
         return 2
 
     def factory(params: Mapping[str, str], raw: str) -> OracleAgent:
-        agent = make_agent(spec)
-        oracle = OracleAgent.__new__(OracleAgent)
-        oracle.__dict__.update(agent.__dict__)
-        oracle.name = f"oracle({spec})"
-        return oracle
+        return oracle_of(spec)
 
     setattr(arena, "view_of", _watching_view_of)  # noqa: B010
     register_agent("oracle", factory)

@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 import koikoi.arena as arena
-from koikoi.agents.base import AGENT_KINDS, make_agent
+from koikoi.agents.base import AGENT_KINDS
 from koikoi.engine import Match
 from koikoi.views import view_of
 
@@ -32,9 +32,8 @@ def test_oracle_redeals_give_the_opponent_the_true_hand(
     """The oracle's hand pool is the opponent's true hand, read from the match the
     arena last showed a view of; without a match it has none."""
     oracle_arena = _load("oracle-arena")
-    base = make_agent("expert:iterations=20")
-    oracle = oracle_arena.OracleAgent.__new__(oracle_arena.OracleAgent)
-    oracle.__dict__.update(base.__dict__)
+    oracle = oracle_arena.oracle_of("expert:iterations=20")
+    assert oracle.iterations == 20
     m = Match(seed=4)
     for _ in range(3):
         m.apply_id(m.legal_ids()[0])
