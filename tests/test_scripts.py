@@ -60,3 +60,25 @@ def test_oracle_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str
     # The arena and the registry are as they were.
     assert arena.view_of is oracle_arena._view_of
     assert "oracle" not in AGENT_KINDS
+    assert "oracle" not in arena._AGENTS
+
+
+def test_noisy_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
+    """``noisy`` is the base player with the levels' mistakes: at temperature 0 it
+    plays exactly as the base, so a duplicate arena against the base is level."""
+    noisy_arena = _load("noisy-arena")
+    assert noisy_arena.run(["greedy", "1", "arena", "noisy", "greedy", "--workers", "2"]) == 2
+    assert noisy_arena.run(["greedy", "hot", "arena", "noisy", "greedy"]) == 2
+    assert "the temperature must be a number 0 or more, not 'hot'" in capsys.readouterr().err
+    assert noisy_arena.run(["greedy", "-1", "arena", "noisy", "greedy"]) == 2
+    base = "arena noisy greedy --rules nintendo --matches 8 --seed 3 --workers 1 --common-rng"
+    base += " --json"
+    assert noisy_arena.run(["greedy", "0", *base.split()]) == 0
+    same = json.loads(capsys.readouterr().out)["agents"]
+    assert same[0]["net_per_round"]["mean"] == 0.0
+    assert same[0]["match_wins"] == same[1]["match_wins"]
+    assert noisy_arena.run(["greedy", "20", *base.split()]) == 0
+    wild = json.loads(capsys.readouterr().out)["agents"]
+    assert wild[0]["net_per_round"]["mean"] != 0.0  # its mistakes change the games
+    assert "noisy" not in AGENT_KINDS
+    assert "noisy" not in arena._AGENTS
