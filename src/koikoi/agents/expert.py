@@ -635,7 +635,7 @@ LEVELS: Final[tuple[Level, ...]] = (
         "Novice",
         "Knows how cards match; grabs what it sees and often gives good cards away.",
         "greedy",
-        4.0,
+        2.5,
     ),
     Level(
         2,
