@@ -82,3 +82,23 @@ def test_noisy_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]
     assert wild[0]["net_per_round"]["mean"] != 0.0  # its mistakes change the games
     assert "noisy" not in AGENT_KINDS
     assert "noisy" not in arena._AGENTS
+
+
+def test_regret_positions_and_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """The positions are seeded card plays with three or more actions; every agent
+    gets a regret of 0 or more against the reference, in points a decision."""
+    regret = _load("regret")
+    views = regret.positions(4, 2)
+    assert len(views) == 4
+    assert all(len(v.legal_ids) > 2 and sum(v.hand_counts) > 4 for v in views)
+    assert [v.legal_ids for v in regret.positions(4, 2)] == [v.legal_ids for v in views]
+    argv = "--positions 3 --seed 2 --repeats 2 --reference expert:iterations=200"
+    assert regret.main([*argv.split(), "greedy", "expert:iterations=20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("3 positions (seed 2); reference expert:iterations=200")
+    for line, spec in zip(lines[1:], ("greedy", "expert:iterations=20"), strict=True):
+        assert line.startswith(f"{spec}: regret ")
+        assert float(line.split()[2]) >= 0.0
+        assert "(6 choices" in line
+    with pytest.raises(SystemExit, match="the reference must report its values"):
+        regret.main(["--positions", "1", "--reference", "greedy", "heuristic"])

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Decision regret of agents against a deep reference search, on fixed positions.
+
+An arena needs thousands of games to tell two settings of a search apart. For
+settings that change only how a search spends its budget, a cheaper test is
+to ask both for their move in the same positions and to value each move by a
+much deeper search (the *reference*): the regret of a move is the reference's
+value of its best move minus that of the move chosen, in net round points.
+
+    python scripts/regret.py --positions 200 --seed 1 \\
+        --reference expert:iterations=100000,prior=0 \\
+        expert:iterations=2000,prior=0 expert:iterations=10000,prior=0
+
+The positions are card plays (three or more legal actions, more than four cards
+in the two hands together) from one-round nintendo games of
+``expert:iterations=1000`` against itself, about one position in three, from
+the players' own views. The reference evaluates each position twice (two
+seeds) and averages; each agent chooses its move (``act``) ``--repeats`` times
+with different seeds, so any agent can be measured. Reported: the mean regret
+with its 95% interval, and how often the move was the reference's best.
+
+The reference is a search too. An agent that searches as it does, with a
+smaller budget, is measured on how close it comes to it; an agent that differs
+in kind (another evaluation, another prior) is measured partly on how much it
+disagrees with it, which is not the same as how much worse it plays. Use arena
+runs for those. The figures are in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+
+from koikoi.agents.base import Agent, make_agent
+from koikoi.engine import Match, Phase
+from koikoi.rules import get_rules, rules_from_dict
+from koikoi.views import PlayerView, view_of
+
+SHARE = 0.35
+"""The chance that a qualifying position is taken."""
+
+
+def positions(count: int, seed: int) -> list[PlayerView]:
+    """``count`` card-play positions from seeded one-round self-play."""
+    rules = rules_from_dict({"game": {"rounds": 1}}, base=get_rules("nintendo"))
+    player = make_agent("expert:iterations=1000")
+    out: list[PlayerView] = []
+    game = 0
+    while len(out) < count:
+        m = Match(rules, seed=seed * 100_000 + game)
+        rng = random.Random(seed * 100_000 + game)
+        game += 1
+        while not m.is_over and len(out) < count:
+            v = view_of(m, m.current)
+            if (
+                v.phase is not Phase.DECIDE
+                and len(v.legal_ids) > 2
+                and sum(v.hand_counts) > 4
+                and rng.random() < SHARE
+            ):
+                out.append(v)
+            m.apply_id(player.act(v, rng))
+    return out
+
+
+def values(agent: Agent, view: PlayerView, seed: int) -> dict[int, float]:
+    """The reference's net round points for every legal action."""
+    detail = getattr(agent, "evaluate_detail", None)
+    if detail is None:
+        raise SystemExit(f"{agent.name}: the reference must report its values (expert, mcts)")
+    return {a: v.points for a, v in detail(view, random.Random(seed)).items()}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("agents", nargs="+", help="agent specs to measure")
+    parser.add_argument("--reference", required=True, help="the deep search's agent spec")
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="choices per agent and position")
+    args = parser.parse_args(argv)
+    if args.positions < 1 or args.repeats < 1:
+        parser.error("--positions and --repeats must be 1 or more")
+    agents = [make_agent(spec) for spec in args.agents]  # bad specs fail before the work
+    reference = make_agent(args.reference)
+    t0 = time.perf_counter()
+    views = positions(args.positions, args.seed)
+    truth = []
+    for i, v in enumerate(views):
+        runs = [values(reference, v, 2 * i + s) for s in (0, 1)]
+        truth.append({a: (runs[0][a] + runs[1][a]) / 2 for a in runs[0]})
+    print(
+        f"{len(views)} positions (seed {args.seed}); reference {args.reference}: "
+        f"{time.perf_counter() - t0:.0f} s"
+    )
+    for spec, agent in zip(args.agents, agents, strict=True):
+        t0 = time.perf_counter()
+        regrets = []
+        for i, (v, ref) in enumerate(zip(views, truth, strict=True)):
+            best = max(ref.values())
+            for r in range(args.repeats):
+                choice = agent.act(v, random.Random(1_000_003 * (r + 1) + i))
+                regrets.append(best - ref[choice])
+        n = len(regrets)
+        mean = statistics.fmean(regrets)
+        half = 1.96 * statistics.stdev(regrets) / math.sqrt(n) if n > 1 else math.inf
+        exact = sum(x <= 1e-9 for x in regrets) / n
+        print(
+            f"{spec}: regret {mean:.3f} ± {half:.3f} points a decision, "
+            f"the reference's best {exact:.0%} ({n} choices, {time.perf_counter() - t0:.0f} s)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
