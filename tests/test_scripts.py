@@ -102,3 +102,16 @@ def test_regret_positions_and_report(capsys: pytest.CaptureFixture[str]) -> None
         assert "(6 choices" in line
     with pytest.raises(SystemExit, match="the reference must report its values"):
         regret.main(["--positions", "1", "--reference", "greedy", "heuristic"])
+
+
+def test_split_arena_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) -> None:
+    """A split of greedy's card play and greedy's koi-koi decisions is greedy: level
+    with it under common random numbers; afterwards ``split`` is gone."""
+    split_arena = _load("split-arena")
+    assert split_arena.run(["greedy", "greedy", "arena", "split", "greedy", "--workers", "2"]) == 2
+    argv = "greedy greedy arena split greedy --rules nintendo --matches 4 --seed 3 --workers 1"
+    assert split_arena.run([*argv.split(), "--common-rng", "--json"]) == 0
+    agents = json.loads(capsys.readouterr().out)["agents"]
+    assert agents[0]["net_per_round"]["mean"] == 0.0
+    assert "split" not in AGENT_KINDS
+    assert "split" not in arena._AGENTS
