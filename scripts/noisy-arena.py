@@ -22,7 +22,6 @@ import math
 import sys
 from collections.abc import Mapping
 
-import koikoi.arena as arena
 from koikoi.agents.base import AGENT_KINDS, make_agent, register_agent
 from koikoi.agents.expert import NoisyAgent
 from koikoi.cli import main
@@ -51,7 +50,6 @@ def run(argv: list[str]) -> int:
         return main(rest)
     finally:
         AGENT_KINDS.pop("noisy", None)
-        arena._AGENTS.pop("noisy", None)  # the arena's reused agent of this run
 
 
 if __name__ == "__main__":

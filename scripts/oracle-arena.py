@@ -82,7 +82,6 @@ def run(argv: list[str]) -> int:
     finally:  # leave the process as it was (a caller may go on)
         setattr(arena, "view_of", _view_of)  # noqa: B010
         AGENT_KINDS.pop("oracle", None)
-        arena._AGENTS.pop("oracle", None)  # the arena's reused agent of this run
         _live.clear()
 
 

@@ -21,7 +21,6 @@ import random
 import sys
 from collections.abc import Mapping
 
-import koikoi.arena as arena
 from koikoi.agents.base import AGENT_KINDS, Agent, make_agent, register_agent
 from koikoi.cli import main
 from koikoi.engine import Phase
@@ -57,7 +56,6 @@ def run(argv: list[str]) -> int:
         return main(rest)
     finally:  # leave the process as it was (a caller may go on)
         AGENT_KINDS.pop("split", None)
-        arena._AGENTS.pop("split", None)  # the arena's reused agent of this run
 
 
 if __name__ == "__main__":

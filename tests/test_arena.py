@@ -18,6 +18,7 @@ import pytest
 
 from koikoi.actions import KOIKOI_ID
 from koikoi.agents import register_agent
+from koikoi.agents.base import AGENT_KINDS, GreedyAgent
 from koikoi.arena import (
     ArenaConfig,
     PairResult,
@@ -228,6 +229,28 @@ def test_koikoi_calls_and_successes_are_counted() -> None:
     assert calls > 0
     assert result.koikoi_calls == (calls, 0)
     assert result.koikoi_successes == (successes, 0)
+
+
+def test_a_kind_registered_anew_plays_as_registered_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arena reuses an agent by its spec within a process, but a kind registered
+    again with another factory is made anew, not served from the reused agent."""
+    rules = get_rules("nintendo").replace(game__rounds=6)
+    monkeypatch.setitem(AGENT_KINDS, "probe", lambda params, raw: GreedyAgent())
+    first, _ = play_match(
+        ("probe", "greedy"), rules, seats=(1, 0), match_seed=11, agent_seeds=(1, 2)
+    )
+    again, _ = play_match(
+        ("probe", "greedy"), rules, seats=(1, 0), match_seed=11, agent_seeds=(1, 2)
+    )
+    monkeypatch.setitem(AGENT_KINDS, "probe", lambda params, raw: _AlwaysKoikoi())
+    second, _ = play_match(
+        ("probe", "greedy"), rules, seats=(1, 0), match_seed=11, agent_seeds=(1, 2)
+    )
+    assert first.koikoi_calls[0] == again.koikoi_calls[0] == 0  # greedy always stops
+    assert second.koikoi_calls[0] > 0
+    monkeypatch.delitem(AGENT_KINDS, "probe")
+    with pytest.raises(InvalidInputError, match="unknown agent 'probe'"):
+        play_match(("probe", "greedy"), rules, seats=(1, 0), match_seed=11, agent_seeds=(1, 2))
 
 
 def test_sprt_stops_early_when_decided() -> None:

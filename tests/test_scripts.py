@@ -60,7 +60,6 @@ def test_oracle_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str
     # The arena and the registry are as they were.
     assert arena.view_of is oracle_arena._view_of
     assert "oracle" not in AGENT_KINDS
-    assert "oracle" not in arena._AGENTS
 
 
 def test_noisy_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,7 +80,6 @@ def test_noisy_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]
     wild = json.loads(capsys.readouterr().out)["agents"]
     assert wild[0]["net_per_round"]["mean"] != 0.0  # its mistakes change the games
     assert "noisy" not in AGENT_KINDS
-    assert "noisy" not in arena._AGENTS
 
 
 def test_regret_positions_and_report(capsys: pytest.CaptureFixture[str]) -> None:
@@ -113,5 +111,8 @@ def test_split_arena_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) -> N
     assert split_arena.run([*argv.split(), "--common-rng", "--json"]) == 0
     agents = json.loads(capsys.readouterr().out)["agents"]
     assert agents[0]["net_per_round"]["mean"] == 0.0
+    # A second run in the same process plays the second split, not the first again.
+    assert split_arena.run(["random", "greedy", *argv.split()[2:], "--common-rng", "--json"]) == 0
+    agents = json.loads(capsys.readouterr().out)["agents"]
+    assert agents[0]["net_per_round"]["mean"] < 0.0
     assert "split" not in AGENT_KINDS
-    assert "split" not in arena._AGENTS

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from koikoi.actions import KOIKOI_ID
-from koikoi.agents.base import Agent, make_agent, parse_agent_spec
+from koikoi.agents.base import AGENT_KINDS, Agent, AgentFactory, make_agent, parse_agent_spec
 from koikoi.engine import Match
 from koikoi.errors import IllegalActionError, InvalidInputError
 from koikoi.rules import Rules, rules_from_dict
@@ -351,21 +351,27 @@ class _Job:
     common_rng: bool = False
 
 
-_AGENTS: dict[str, Agent] = {}
+_AGENTS: dict[str, tuple[AgentFactory, Agent]] = {}
 _RULES: dict[str, Rules] = {}
 
 
 def _agent(spec: str) -> tuple[Agent, bool]:
     """An agent for ``spec``; stateless agents are reused within a process.
 
+    A reused agent is kept with the factory that made it, and is made again when
+    its kind has been registered anew (:func:`koikoi.agents.register_agent`) since.
+
     Returns ``(agent, fresh)``: fresh agents (external bots) are closed after the match.
     """
     kind = parse_agent_spec(spec)[0]
     if kind == "cmd":
         return make_agent(spec), True
-    agent = _AGENTS.get(spec)
-    if agent is None:
-        agent = _AGENTS[spec] = make_agent(spec)
+    kept = _AGENTS.get(spec)
+    if kept is not None and AGENT_KINDS.get(kind) is kept[0]:
+        return kept[1], False
+    _AGENTS.pop(spec, None)
+    agent = make_agent(spec)
+    _AGENTS[spec] = (AGENT_KINDS[kind], agent)
     return agent, False
 
 
