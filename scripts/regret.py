@@ -31,11 +31,11 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import statistics
 import sys
 import time
 
 from koikoi.agents.base import Agent, make_agent
+from koikoi.arena import mean_ci
 from koikoi.engine import Match, Phase
 from koikoi.rules import get_rules, rules_from_dict
 from koikoi.views import PlayerView, view_of
@@ -108,8 +108,8 @@ def main(argv: list[str]) -> int:
                 choice = agent.act(v, random.Random(1_000_003 * (r + 1) + i))
                 regrets.append(best - ref[choice])
         n = len(regrets)
-        mean = statistics.fmean(regrets)
-        half = 1.96 * statistics.stdev(regrets) / math.sqrt(n) if n > 1 else math.inf
+        mean, _, hi = mean_ci(regrets)
+        half = hi - mean if n > 1 else math.inf
         exact = sum(x <= 1e-9 for x in regrets) / n
         print(
             f"{spec}: regret {mean:.3f} ± {half:.3f} points a decision, "
