@@ -369,7 +369,6 @@ def _agent(spec: str) -> tuple[Agent, bool]:
     kept = _AGENTS.get(spec)
     if kept is not None and AGENT_KINDS.get(kind) is kept[0]:
         return kept[1], False
-    _AGENTS.pop(spec, None)
     agent = make_agent(spec)
     _AGENTS[spec] = (AGENT_KINDS[kind], agent)
     return agent, False
