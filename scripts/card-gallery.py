@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from koikoi.cards import MONTH_NAMES, MONTH_NAMES_JA, Card
-from koikoi.render.svg import card_back_svg, card_svg, sprite_sheet
+from koikoi.features.svg import card_back_svg, card_svg, sprite_sheet
+from koikoi.game.cards import MONTH_NAMES, MONTH_NAMES_JA, Card
 
 
 def gallery_html(width: int, mark_kind: bool) -> str:

@@ -1,7 +1,7 @@
-"""Search the seeds for the tutorial's deal (koikoi.tutorial.TUTORIAL_SEED).
+"""Search the seeds for the tutorial's deal (koikoi.features.tutorial.TUTORIAL_SEED).
 
 A seed qualifies when, under the tutorial's rules, the newcomer (player 0) deals
-and leads, and following the coach's picks (koikoi.tutorial.suggestion) against
+and leads, and following the coach's picks (koikoi.features.tutorial.suggestion) against
 the greedy opponent the first round shows, before the newcomer's first koi-koi
 decision: a first play with one match that captures a card better than a Plain,
 a draw that captures, a turn where no hand card matches, captures of several
@@ -20,10 +20,10 @@ import random
 from dataclasses import dataclass, field
 
 from koikoi.agents.base import GreedyAgent
-from koikoi.cards import KINDS, MONTH_MASKS, Kind, card_list
-from koikoi.engine import Match, Phase
-from koikoi.tutorial import TUTORIAL_SEAT, suggestion, tutorial_rules
-from koikoi.views import view_of
+from koikoi.features.tutorial import TUTORIAL_SEAT, suggestion, tutorial_rules
+from koikoi.game.cards import KINDS, MONTH_MASKS, Kind, card_list
+from koikoi.game.engine import Match, Phase
+from koikoi.game.views import view_of
 
 
 @dataclass

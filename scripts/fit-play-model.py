@@ -24,14 +24,14 @@ import random
 import sys
 from collections.abc import Sequence
 
-from koikoi.actions import action_from_id
 from koikoi.agents import make_agent
 from koikoi.agents.inference import DEFAULT_MODEL, PlayModel, opponent_hands, play_value
 from koikoi.agents.mcts import INFER_SLACK
-from koikoi.cards import card_list
-from koikoi.engine import Match, Phase
-from koikoi.rules import get_rules
-from koikoi.views import PlayerView, determinize, view_of
+from koikoi.game.actions import action_from_id
+from koikoi.game.cards import card_list
+from koikoi.game.engine import Match, Phase
+from koikoi.game.rules import get_rules
+from koikoi.game.views import PlayerView, determinize, view_of
 
 Play = tuple[int, int, int]  # hand then, field then, card played
 
@@ -73,8 +73,8 @@ def guan_plays(folder: str) -> list[Play]:
     """Every hand play of the human games in ``folder`` (Guan JSON files), with the
     hand the player held: each step of the replay has the full round, whose
     ``plays`` grows by one at a hand play."""
-    from koikoi.guan import import_guan, json_files
-    from koikoi.record import iter_steps
+    from koikoi.game.record import iter_steps
+    from koikoi.lab.guan import import_guan, json_files
 
     plays: list[Play] = []
     for path in json_files([folder]):

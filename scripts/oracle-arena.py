@@ -23,12 +23,12 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import koikoi.arena as arena
+import koikoi.lab.arena as arena
 from koikoi.agents.base import AGENT_KINDS, make_agent, register_agent
 from koikoi.agents.expert import ExpertAgent
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.views import PlayerView
+from koikoi.game.engine import Match
+from koikoi.game.views import PlayerView
 
 _live: list[Match] = []
 

@@ -35,10 +35,10 @@ import sys
 import time
 
 from koikoi.agents.base import Agent, make_agent
-from koikoi.arena import mean_ci
-from koikoi.engine import Match, Phase
-from koikoi.rules import get_rules, rules_from_dict
-from koikoi.views import PlayerView, view_of
+from koikoi.game.engine import Match, Phase
+from koikoi.game.rules import get_rules, rules_from_dict
+from koikoi.game.views import PlayerView, view_of
+from koikoi.lab.arena import mean_ci
 
 SHARE = 0.35
 """The chance that a qualifying position is taken."""

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 
 from koikoi.agents.base import AGENT_KINDS, Agent, make_agent, register_agent
 from koikoi.cli import main
-from koikoi.engine import Phase
-from koikoi.views import PlayerView
+from koikoi.game.engine import Phase
+from koikoi.game.views import PlayerView
 
 
 class SplitAgent:

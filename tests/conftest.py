@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from koikoi.actions import parse_action
-from koikoi.cards import FULL_DECK, card_list, parse_card, parse_cards
-from koikoi.engine import Match, Round
-from koikoi.rules import Rules, get_rules
+from koikoi.game.actions import parse_action
+from koikoi.game.cards import FULL_DECK, card_list, parse_card, parse_cards
+from koikoi.game.engine import Match, Round
+from koikoi.game.rules import Rules, get_rules
 
 # Test modules import these helpers with ``from koikoi_testkit import ...``: a plain
 # ``from conftest import ...`` could find tests/tui/conftest.py instead, as pytest

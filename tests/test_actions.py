@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koikoi.actions import (
+from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
     NUM_ACTIONS,
@@ -24,8 +24,8 @@ from koikoi.actions import (
     describe_action_id,
     parse_action,
 )
-from koikoi.cards import Card, parse_card
-from koikoi.errors import InvalidInputError
+from koikoi.game.cards import Card, parse_card
+from koikoi.game.errors import InvalidInputError
 
 ALL_IDS = range(NUM_ACTIONS)
 

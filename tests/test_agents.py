@@ -16,19 +16,19 @@ import time
 
 import pytest
 
-from koikoi.actions import KOIKOI_ID, STOP_ID, parse_action
 from koikoi.agents import make_agent
 from koikoi.agents.heuristic import HeuristicAgent, targets_for
 from koikoi.agents.mcts import MatchUtility, MCTSAgent, _Stats, rollout_value
-from koikoi.arena import ArenaConfig, run_arena
-from koikoi.cards import FULL_DECK, card_list, parse_cards
-from koikoi.engine import Match, Phase, Round
-from koikoi.errors import InvalidInputError
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
-from koikoi.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.game.actions import KOIKOI_ID, STOP_ID, parse_action
+from koikoi.game.cards import FULL_DECK, card_list, parse_cards
+from koikoi.game.engine import Match, Phase, Round
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.lab.arena import ArenaConfig, run_arena
 
 try:
-    from koikoi.agents import kernel
+    from koikoi import kernel
 
     HAS_KERNEL = kernel.available()
 except ImportError:  # pragma: no cover
@@ -409,7 +409,7 @@ def test_mcts_takes_an_obvious_capture() -> None:
 
 
 def test_rollout_fallback_matches_the_reference_engine() -> None:
-    from koikoi.agents import kernel as k
+    import koikoi.kernel as k
 
     for name in ("nintendo", "wikipedia", "modern-hanafuda", "koikoi-japan"):
         for seed in range(3):

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.mcts import MCTSAgent
-from koikoi.analysis import analyze_record, format_analysis
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.errors import InvalidInputError
-from koikoi.record import GameRecord
-from koikoi.rules import get_rules
-from koikoi.views import PlayerView
+from koikoi.game.actions import KOIKOI_ID, STOP_ID
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import get_rules
+from koikoi.game.views import PlayerView
+from koikoi.lab.analysis import analyze_record, format_analysis
 
 
 def _record(rounds: int = 2, seed: int = 3, koikoi: bool = True) -> tuple[GameRecord, Match]:
@@ -96,7 +96,7 @@ def test_koikoi_on_the_last_card_is_found_as_a_mistake() -> None:
     # Under nintendo koi-koi is offered on the last card; calling it there cannot
     # improve anything and an exhausted round scores nobody: stopping is better by
     # at least the stop's points.
-    from koikoi.record import iter_steps
+    from koikoi.game.record import iter_steps
 
     for seed in range(60):
         m = Match(get_rules("nintendo").replace(game__rounds=1), seed=seed)
@@ -165,8 +165,8 @@ def test_bad_players() -> None:
 def test_doctests() -> None:
     import doctest
 
-    from koikoi import analysis
-    from koikoi.commands import analyze
+    from koikoi.cli import analyze
+    from koikoi.lab import analysis
 
     for module in (analysis, analyze):
         failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

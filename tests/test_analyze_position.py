@@ -7,8 +7,8 @@ import json
 import pytest
 
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.positions import position
+from koikoi.game.engine import Match
+from koikoi.game.positions import position
 
 
 def _text() -> str:

@@ -16,10 +16,14 @@ from typing import Any
 
 import pytest
 
-from koikoi.actions import KOIKOI_ID
 from koikoi.agents import register_agent
 from koikoi.agents.base import AGENT_KINDS, GreedyAgent
-from koikoi.arena import (
+from koikoi.cli import main
+from koikoi.game.actions import KOIKOI_ID
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import get_rules
+from koikoi.game.views import PlayerView
+from koikoi.lab.arena import (
     ArenaConfig,
     PairResult,
     decision_latency,
@@ -34,10 +38,6 @@ from koikoi.arena import (
     run_arena,
     wilson,
 )
-from koikoi.cli import main
-from koikoi.errors import InvalidInputError
-from koikoi.rules import get_rules
-from koikoi.views import PlayerView
 
 SHORT = get_rules("koikoi-japan").replace(game__rounds=3)
 
@@ -213,7 +213,7 @@ def test_koikoi_calls_and_successes_are_counted() -> None:
     pending = 0
     rnd_index = 0
     replay = iter(match.actions)
-    from koikoi.engine import Match
+    from koikoi.game.engine import Match
 
     m = Match(rules, seed=11, events=False)
     for action in replay:
@@ -264,7 +264,7 @@ def test_sprt_stops_early_when_decided() -> None:
 
 
 def test_records_are_saved_and_replay(tmp_path: Path) -> None:
-    from koikoi.record import load_record, replay
+    from koikoi.game.record import load_record, replay
 
     config = ArenaConfig(("greedy", "random"), SHORT, 2, seed=4, records=tmp_path / "recs")
     result = run_arena(config)
@@ -279,7 +279,7 @@ def test_records_are_saved_and_replay(tmp_path: Path) -> None:
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from koikoi.arena import plot_running_mean
+    from koikoi.lab.arena import plot_running_mean
 
     result = run_arena(ArenaConfig(("greedy", "random"), SHORT, 4, seed=2))
     out = plot_running_mean(result.pairs, tmp_path / "run.png", title="greedy vs random")
@@ -403,8 +403,8 @@ def test_pair_result_properties() -> None:
 def test_doctests() -> None:
     import doctest
 
-    from koikoi import arena
-    from koikoi.commands import arena as command
+    from koikoi.cli import arena as command
+    from koikoi.lab import arena
 
     for module in (arena, command):
         failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

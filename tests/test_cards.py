@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koikoi.cards import (
+from koikoi.game.cards import (
     AKATAN,
     ALL_CARDS,
     ANIMALS,
@@ -31,7 +31,7 @@ from koikoi.cards import (
     parse_card,
     parse_cards,
 )
-from koikoi.errors import InvalidInputError, KoiKoiError
+from koikoi.game.errors import InvalidInputError, KoiKoiError
 
 # RULES.md §1, copied: month -> the four codes of the month.
 TABLE: dict[int, tuple[str, ...]] = {

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from koikoi.cli import main
-from koikoi.commands.simulate import match_seed, split_agent_specs
-from koikoi.errors import InvalidInputError
-from koikoi.record import GameRecord, load_record, replay
-from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
+from koikoi.cli.simulate import match_seed, split_agent_specs
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.record import GameRecord, load_record, replay
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -74,7 +74,7 @@ def test_rules_list_describes_presets_in_words_for_players(
 
 
 def test_replay_counts_in_good_english(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from koikoi.engine import Match
+    from koikoi.game.engine import Match
 
     match = Match(get_rules("nintendo").replace(game__rounds=1), seed=246)  # an instant hand
     path = GameRecord.from_match(match, players=["ann", "ben"]).save(tmp_path / "one.json")
@@ -301,7 +301,7 @@ def test_score_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], me
 def make_record(path: Path, rules: str = "nintendo", seed: int = 3) -> GameRecord:
     import random
 
-    from koikoi.engine import Match
+    from koikoi.game.engine import Match
 
     match = Match(get_rules(rules), seed=seed)
     rng = random.Random(seed)
@@ -527,10 +527,10 @@ def test_bench_kernel_calls_the_kernel(
         calls.append({"seconds": seconds, "rules": rules, "seed": seed, "policy": policy})
         return {"rounds_per_s": 123456.0, "rounds": 1000, "seconds": 0.5, "backend": "kernel"}
 
-    kernel = types.ModuleType("koikoi.agents.kernel")
+    kernel = types.ModuleType("koikoi.kernel")
     kernel.benchmark = benchmark  # type: ignore[attr-defined]
     kernel.available = lambda: True  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "koikoi.agents.kernel", kernel)
+    monkeypatch.setitem(sys.modules, "koikoi.kernel", kernel)
     status, out, _ = run(capsys, "bench", "kernel", "--seconds", "0.5", "--rules", "leaflet")
     assert status == 0
     assert calls == [{"seconds": 0.5, "rules": get_rules("leaflet"), "seed": 0, "policy": "random"}]
@@ -541,13 +541,13 @@ def test_bench_kernel_calls_the_kernel(
 def test_bench_kernel_missing(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "koikoi.agents.kernel", None)
+    monkeypatch.setitem(sys.modules, "koikoi.kernel", None)
     line = fails(capsys, "bench", "kernel")
     assert line == "koikoi: error: the compiled kernel is not available: install koikoi[fast]"
-    kernel = types.ModuleType("koikoi.agents.kernel")
+    kernel = types.ModuleType("koikoi.kernel")
     kernel.available = lambda: False  # type: ignore[attr-defined]
     kernel.benchmark = lambda **kw: {}  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "koikoi.agents.kernel", kernel)
+    monkeypatch.setitem(sys.modules, "koikoi.kernel", kernel)
     assert fails(capsys, "bench", "kernel").endswith("install koikoi[fast]")
 
 
@@ -577,8 +577,8 @@ class _Valuer:
 
 
 def test_analyze_defaults_to_the_hints_evaluator(capsys: pytest.CaptureFixture[str]) -> None:
-    from koikoi.commands.analyze import DEFAULT_AGENT
-    from koikoi.opponents import HINT_SPEC
+    from koikoi.cli.analyze import DEFAULT_AGENT
+    from koikoi.features.opponents import HINT_SPEC
 
     assert DEFAULT_AGENT == HINT_SPEC == "expert:time=0.3"
     with pytest.raises(SystemExit):
@@ -589,11 +589,11 @@ def test_analyze_defaults_to_the_hints_evaluator(capsys: pytest.CaptureFixture[s
 
 def test_analyze_ranks_a_position_as_the_hints_do() -> None:
     """Same evaluator, same order (what it maximises: the match-win chance), same units."""
-    from koikoi.analysis import analyze_position, format_position_analysis
-    from koikoi.engine import Match
-    from koikoi.opponents import format_equity, format_points, ranked
-    from koikoi.positions import position
-    from koikoi.views import view_of
+    from koikoi.features.opponents import format_equity, format_points, ranked
+    from koikoi.game.engine import Match
+    from koikoi.game.positions import position
+    from koikoi.game.views import view_of
+    from koikoi.lab.analysis import analyze_position, format_position_analysis
 
     match = Match(get_rules("nintendo"), seed=7)
     view = view_of(match, match.current)
@@ -629,7 +629,7 @@ def test_serve_limits_come_from_flags_then_the_environment(
     import argparse
 
     from koikoi.cli import build_parser
-    from koikoi.commands.serve import ServeError, _config
+    from koikoi.cli.serve import ServeError, _config
 
     pytest.importorskip("starlette")
     monkeypatch.setenv("KOIKOI_MAX_CONNECTIONS_PER_ADDRESS", "7")
@@ -652,7 +652,7 @@ def test_serve_limits_come_from_flags_then_the_environment(
 def test_serve_limit_defaults_in_the_help_are_the_servers() -> None:
     """The flags' help repeats ServerConfig's defaults (registering imports no server code)."""
     pytest.importorskip("starlette")
-    from koikoi.commands.serve import _LIMITS
+    from koikoi.cli.serve import _LIMITS
     from koikoi.server.hub import ENV_FIELDS, ServerConfig
 
     config = ServerConfig()

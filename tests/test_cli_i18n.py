@@ -12,8 +12,8 @@ import pytest
 
 from koikoi import i18n
 from koikoi.cli import main
-from koikoi.commands.rules import width
-from koikoi.rules import get_rules
+from koikoi.cli.rules import width
+from koikoi.game.rules import get_rules
 
 
 @pytest.fixture(autouse=True)
@@ -113,8 +113,8 @@ def _english_words(text: str) -> set[str]:
 def _played_record(tmp_path: Path, rounds: int = 2, seed: int = 3) -> Path:
     import random
 
-    from koikoi.engine import Match
-    from koikoi.record import GameRecord
+    from koikoi.game.engine import Match
+    from koikoi.game.record import GameRecord
 
     match = Match(get_rules("nintendo").replace(game__rounds=rounds), seed=seed)
     rng = random.Random(seed)

@@ -9,10 +9,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from koikoi.actions import NUM_ACTIONS
-from koikoi.engine import Match
-from koikoi.envs import encoding
-from koikoi.envs.encoding import (
+from koikoi.game.actions import NUM_ACTIONS
+from koikoi.game.engine import Match
+from koikoi.game.positions import position
+from koikoi.game.rules import PRESET_NAMES, get_rules
+from koikoi.game.views import determinize, view_of, view_of_round
+from koikoi.kernel import encoding
+from koikoi.kernel.encoding import (
     FEATURES,
     RULES_OFFSET,
     SIZE,
@@ -21,9 +24,6 @@ from koikoi.envs.encoding import (
     info_state_string,
     rule_features,
 )
-from koikoi.positions import position
-from koikoi.rules import PRESET_NAMES, get_rules
-from koikoi.views import determinize, view_of, view_of_round
 
 
 def _match_at(rules: str, seed: int, steps: int) -> Match:

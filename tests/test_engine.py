@@ -25,7 +25,7 @@ from koikoi_testkit import (
     snapshot,
 )
 
-from koikoi.actions import (
+from koikoi.game.actions import (
     KOIKOI_ID,
     NUM_ACTIONS,
     STOP_ID,
@@ -34,10 +34,10 @@ from koikoi.actions import (
     action_from_id,
     parse_action,
 )
-from koikoi.cards import FULL_DECK, parse_card
-from koikoi.engine import Event, Match, Phase, Round, month_of_round
-from koikoi.errors import IllegalActionError, InvalidInputError, KoiKoiError
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.cards import FULL_DECK, parse_card
+from koikoi.game.engine import Event, Match, Phase, Round, month_of_round
+from koikoi.game.errors import IllegalActionError, InvalidInputError, KoiKoiError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
 
 NINTENDO = get_rules("nintendo")
 

@@ -12,10 +12,10 @@ from koikoi.agents import equity, make_agent
 from koikoi.agents.equity import MatchEquity, RoundOutcomes, match_equity, outcomes_for
 from koikoi.agents.mcts import MatchUtility, MCTSAgent
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.errors import InvalidInputError
-from koikoi.rules import PRESET_NAMES, get_rules, load_rules_text
-from koikoi.views import view_of
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import PRESET_NAMES, get_rules, load_rules_text
+from koikoi.game.views import view_of
 
 
 def test_doctests() -> None:

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents import make_agent
 from koikoi.agents.base import GreedyAgent
 from koikoi.agents.expert import (
@@ -17,12 +16,13 @@ from koikoi.agents.expert import (
     make_level,
     preload,
 )
-from koikoi.cards import CODES, FULL_DECK, card_list, parse_cards
-from koikoi.engine import Match, Phase
-from koikoi.errors import InvalidInputError
-from koikoi.positions import parse_position
-from koikoi.rules import get_rules
-from koikoi.views import PlayerView, view_of
+from koikoi.game.actions import KOIKOI_ID, STOP_ID
+from koikoi.game.cards import CODES, FULL_DECK, card_list, parse_cards
+from koikoi.game.engine import Match, Phase
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.positions import parse_position
+from koikoi.game.rules import get_rules
+from koikoi.game.views import PlayerView, view_of
 
 HAND0 = "2P1,4P1,5P1,10P1,12P1"
 HAND1 = "2P2,4P2,5P2,7P1,10P2,12P2"
@@ -317,7 +317,7 @@ def _endgames(count: int) -> list[Match]:
 
 def _lines(rnd: object, me: int) -> list[int]:
     """Every reachable final result (net points for ``me``) of a perfect-information round."""
-    from koikoi.engine import Phase, Round
+    from koikoi.game.engine import Phase, Round
 
     assert isinstance(rnd, Round)
     if rnd.phase is Phase.OVER:

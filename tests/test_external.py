@@ -17,12 +17,12 @@ import pytest
 
 from koikoi.agents import make_agent
 from koikoi.agents.external import PROTOCOL_VERSION, BotError, ExternalAgent
-from koikoi.arena import ArenaConfig, run_arena
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.errors import InvalidInputError, KoiKoiError
-from koikoi.rules import get_rules
-from koikoi.views import view_of
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError, KoiKoiError
+from koikoi.game.rules import get_rules
+from koikoi.game.views import view_of
+from koikoi.lab.arena import ArenaConfig, run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "random_bot.py"

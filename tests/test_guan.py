@@ -1,4 +1,4 @@
-"""Tests of Guan game files (koikoi.guan) and of ``koikoi import/export guan``."""
+"""Tests of Guan game files (koikoi.lab.guan) and of ``koikoi import/export guan``."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
-from koikoi.cards import CODES, Card, card_list
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.errors import RecordError
-from koikoi.guan import (
+from koikoi.game.cards import CODES, Card, card_list
+from koikoi.game.engine import Match
+from koikoi.game.errors import RecordError
+from koikoi.game.record import GameRecord, iter_steps, load_record, replay
+from koikoi.game.rules import get_rules
+from koikoi.lab.guan import (
     GUAN_RULES,
     card_of,
     guan_card,
@@ -23,8 +25,6 @@ from koikoi.guan import (
     json_files,
     record_to_guan,
 )
-from koikoi.record import GameRecord, iter_steps, load_record, replay
-from koikoi.rules import get_rules
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "guan"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "guan-records"

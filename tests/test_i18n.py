@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from koikoi import i18n
-from koikoi.errors import InvalidInputError
+from koikoi.game.errors import InvalidInputError
 
-PACKAGE = Path(i18n.__file__).parent
+PACKAGE = Path(i18n.__file__).parent.parent
 
 _JS_CALL = re.compile(r"""\b(?:KK\.)?tn?\(\s*(["'`])((?:\\.|(?!\1).)*)\1""", re.S)
 _HTML_ATTR = re.compile(r"""data-i18n(?:-label|-title|-placeholder)?="([^"]*)\"""")
@@ -70,10 +70,10 @@ def _web_messages() -> dict[str, str]:
 def _data_messages() -> dict[str, str]:
     """The core's data tables that the interfaces show through ``td()``."""
     from koikoi.agents.expert import LEVELS
-    from koikoi.cards import ENGLISH_NAMES, MONTH_NAMES, Kind
-    from koikoi.rules import PRESET_NAMES, get_rules
-    from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
-    from koikoi.scoring import MULTIPLIER_NAMES, YAKU_NAMES
+    from koikoi.features.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
+    from koikoi.game.cards import ENGLISH_NAMES, MONTH_NAMES, Kind
+    from koikoi.game.rules import PRESET_NAMES, get_rules
+    from koikoi.game.scoring import MULTIPLIER_NAMES, YAKU_NAMES
     from koikoi.server.catalog import KIND_NAMES
 
     found: dict[str, str] = {}

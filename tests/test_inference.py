@@ -18,10 +18,10 @@ from koikoi.agents.inference import (
     past_plays,
     play_value,
 )
-from koikoi.cards import card_list, parse_card, parse_cards
-from koikoi.engine import CARD_MONTH_MASK, Match, Round
-from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.game.cards import card_list, parse_card, parse_cards
+from koikoi.game.engine import CARD_MONTH_MASK, Match, Round
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
 
 
 def _missed_bright() -> Round:
@@ -223,7 +223,7 @@ def test_nothing_to_infer_gives_no_pool() -> None:
     view = view_of(m, m.current)  # nobody has played yet
     assert opponent_hands(view, random.Random(1), 10) is None
     rnd = _missed_bright()
-    from koikoi.positions import position
+    from koikoi.game.positions import position
 
     # A position carries the plays (plays=): the same view, the same posterior.
     text = position(rnd, player=0)

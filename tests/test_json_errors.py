@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from koikoi.cli import main
-from koikoi.errors import json_error_text
+from koikoi.game.errors import json_error_text
 
 BROKEN = {
     "unterminated string": (

@@ -1,4 +1,4 @@
-"""``koikoi keeper`` and :mod:`koikoi.keeper`: a whole match's score, round by round."""
+"""``koikoi keeper`` and :mod:`koikoi.features.keeper`: a whole match's score, round by round."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from koikoi.cards import parse_cards
 from koikoi.cli import main
-from koikoi.errors import InvalidInputError
-from koikoi.keeper import RoundEntry, ScoreSheet, check_koikoi
-from koikoi.rules import get_rules
+from koikoi.features.keeper import RoundEntry, ScoreSheet, check_koikoi
+from koikoi.game.cards import parse_cards
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import get_rules
 
 # A 3-round nintendo match, worked out by hand (and checked with `koikoi score`):
 # 1. Aiko: 3L 8L 9A = hanami 5 + tsukimi 5 = 10, seven or more x2 -> 20.

@@ -24,15 +24,15 @@ from typing import Any
 
 import pytest
 
-from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
-from koikoi.agents import kernel
+from koikoi import kernel
 from koikoi.agents.base import GreedyAgent
-from koikoi.cards import FULL_DECK, month_mask, parse_cards
-from koikoi.engine import Match, Phase, Round
-from koikoi.errors import InvalidInputError
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
-from koikoi.scoring import Scorer
-from koikoi.views import PlayerView, determinize, view_of_round
+from koikoi.game.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
+from koikoi.game.cards import FULL_DECK, month_mask, parse_cards
+from koikoi.game.engine import Match, Phase, Round
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.scoring import Scorer
+from koikoi.game.views import PlayerView, determinize, view_of_round
 
 needs_numba = pytest.mark.skipif(not kernel.available(), reason="numba is not installed")
 
@@ -248,7 +248,7 @@ def _random_piles(rng: random.Random, n: int) -> list[int]:
 def test_yaku_totals_agree_with_scorer(name: str) -> None:
     import numpy as np
 
-    from koikoi.agents import _kernel_impl as impl
+    from koikoi.kernel import _compiled as impl
 
     rules = ALL_RULES[name]
     scorer = Scorer(rules)
@@ -316,7 +316,7 @@ def _lockstep(rules: Rules, n: int, seed: int) -> int:
     """Step the kernel and the engine side by side; return the number of steps compared."""
     import numpy as np
 
-    from koikoi.agents import _kernel_impl as impl
+    from koikoi.kernel import _compiled as impl
 
     rng = random.Random(seed)
     arr = kernel.encode_rules(rules)
@@ -504,7 +504,7 @@ def test_tactical_policy_matches_the_reference_values(name: str) -> None:
 
 def test_tactical_lays_a_card_the_opponent_cannot_take() -> None:
     """With no capture, the policy lays the card whose month the opponent does not hold."""
-    from koikoi.cards import parse_card, parse_cards
+    from koikoi.game.cards import parse_card, parse_cards
 
     rnd = Match(seed=3, events=False).round
     p = rnd.current
@@ -521,7 +521,7 @@ def test_tactical_lays_a_card_the_opponent_cannot_take() -> None:
 
 def test_tactical_values_credit_progress_and_denial() -> None:
     """A second red poetry ribbon, or the blue ribbon the opponent lacks, beats another ribbon."""
-    from koikoi.cards import parse_card, parse_cards
+    from koikoi.game.cards import parse_card, parse_cards
 
     rules = get_rules("nintendo")
     rnd = Match(rules, seed=3, events=False).round
@@ -541,7 +541,7 @@ def test_tactical_values_credit_progress_and_denial() -> None:
 
 def test_yaku_values_count_the_yaku_a_capture_completes() -> None:
     """Taking the third Bright (sanko, 5 points) adds 5 x 15 to its card value."""
-    from koikoi.cards import parse_card, parse_cards
+    from koikoi.game.cards import parse_card, parse_cards
 
     rnd = Match(seed=3, events=False).round
     p = rnd.current
@@ -622,8 +622,8 @@ def test_soft_policy_follows_the_play_model(backend: str) -> None:
     a round, repeated, comes out in proportion to exp((greedy value + bonus) / T)."""
     import math
 
-    from koikoi.agents import _kernel_impl
     from koikoi.agents.inference import PlayModel
+    from koikoi.kernel import _compiled as _kernel_impl
 
     model = PlayModel()  # the policy plays by the play model's defaults, in both copies
     soft = (kernel.SOFT_TEMPERATURE, kernel.SOFT_CAPTURE_BONUS)
@@ -995,9 +995,9 @@ def test_kernel_utility_is_the_match_utility() -> None:
 
     import numpy as np
 
-    from koikoi.agents import _kernel_impl as impl
     from koikoi.agents.mcts import MatchUtility
-    from koikoi.views import view_of
+    from koikoi.game.views import view_of
+    from koikoi.kernel import _compiled as impl
 
     view = view_of(Match(get_rules("koikoi-japan"), seed=3), 0)
     cases = [

@@ -1,4 +1,4 @@
-"""Replays in words (koikoi.narrate): every event kind told, settlements, mistake marks."""
+"""Replays in words (koikoi.features.narrate): every event kind told, settlements, mistake marks."""
 
 from __future__ import annotations
 
@@ -11,15 +11,8 @@ from typing import Any
 
 import pytest
 
-from koikoi import engine
-from koikoi.actions import describe_action_id, parse_action
 from koikoi.agents.mcts import MCTSAgent
-from koikoi.analysis import analyze_record
-from koikoi.cards import Card, parse_cards
-from koikoi.engine import Event, Match
-from koikoi.errors import InvalidInputError
-from koikoi.i18n import set_language
-from koikoi.narrate import (
+from koikoi.features.narrate import (
     MISTAKE_THRESHOLD,
     Mistake,
     Narrator,
@@ -27,9 +20,16 @@ from koikoi.narrate import (
     record_analysis,
     settled_in,
 )
-from koikoi.record import GameRecord, iter_steps, record_from_dict
-from koikoi.rules import get_rules
-from koikoi.scoring import Scorer, Settlement
+from koikoi.game import engine
+from koikoi.game.actions import describe_action_id, parse_action
+from koikoi.game.cards import Card, parse_cards
+from koikoi.game.engine import Event, Match
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.record import GameRecord, iter_steps, record_from_dict
+from koikoi.game.rules import get_rules
+from koikoi.game.scoring import Scorer, Settlement
+from koikoi.i18n import set_language
+from koikoi.lab.analysis import analyze_record
 from koikoi.server.records import replay_frames
 
 NAMES = ("Aiko", "Ben")
@@ -410,7 +410,7 @@ def test_koikoi_analyze_annotate_writes_a_record_that_carries_its_analysis(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from koikoi.cli import main
-    from koikoi.record import load_record
+    from koikoi.game.record import load_record
 
     short = GameRecord.from_match(_played_match(3, rounds=1), players=list(NAMES))
     path = short.save(tmp_path / "game.json")

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from koikoi import positions
-from koikoi.cards import CODES
-from koikoi.engine import Match, Phase, Round
-from koikoi.positions import PositionError, parse_position, position
-from koikoi.rules import PRESET_NAMES, get_rules, load_rules_text
-from koikoi.views import PlayerView, view_of
+from koikoi.game import positions
+from koikoi.game.cards import CODES
+from koikoi.game.engine import Match, Phase, Round
+from koikoi.game.positions import PositionError, parse_position, position
+from koikoi.game.rules import PRESET_NAMES, get_rules, load_rules_text
+from koikoi.game.views import PlayerView, view_of
 
 
 def _match_at(rules: str, seed: int, steps: int) -> Match:

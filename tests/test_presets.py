@@ -11,8 +11,8 @@ import random
 import pytest
 from koikoi_testkit import deck, make_round, only_yaku, play, play_random_match, rigged_match
 
-from koikoi.engine import Match, Phase, Round
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.engine import Match, Phase, Round
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
 
 
 def koikoi_round(rules: Rules | str) -> Round:

@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from koikoi_testkit import deal_round, play_random_match
 
-from koikoi.actions import (
+from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
     NUM_ACTIONS,
@@ -34,11 +34,11 @@ from koikoi.actions import (
     STOP_ID,
     TAKE_BASE,
 )
-from koikoi.cards import FULL_DECK, MONTH_MASKS, card_list, parse_card, parse_cards
-from koikoi.engine import Event, Match, Phase, Round
-from koikoi.errors import IllegalActionError
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
-from koikoi.views import PlayerView, determinize, view_of
+from koikoi.game.cards import FULL_DECK, MONTH_MASKS, card_list, parse_card, parse_cards
+from koikoi.game.engine import Event, Match, Phase, Round
+from koikoi.game.errors import IllegalActionError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.views import PlayerView, determinize, view_of
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 LIGHTNING = int(parse_card("11P"))

@@ -1,4 +1,5 @@
-"""Tests of koikoi.ratings: Glicko-2 against Glickman's worked example, and its properties."""
+"""Tests of koikoi.features.ratings: Glicko-2 against Glickman's worked example, and its
+properties."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koikoi.errors import InvalidInputError
-from koikoi.ratings import Rating, expected_score, update
+from koikoi.features.ratings import Rating, expected_score, update
+from koikoi.game.errors import InvalidInputError
 
 EXAMPLE = [(Rating(1400, 30), 1.0), (Rating(1550, 100), 0.0), (Rating(1700, 300), 0.0)]
 
@@ -69,7 +70,7 @@ def test_bad_ratings_and_tau_are_refused() -> None:
 def test_doctests() -> None:
     import doctest
 
-    import koikoi.ratings
+    import koikoi.features.ratings
 
-    failures, _ = doctest.testmod(koikoi.ratings)
+    failures, _ = doctest.testmod(koikoi.features.ratings)
     assert failures == 0

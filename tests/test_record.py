@@ -1,4 +1,4 @@
-"""Tests of game records: round trip, replay, step-through and tampering (koikoi.record)."""
+"""Tests of game records: round trip, replay, step-through and tampering (koikoi.game.record)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from koikoi.cards import CODES
-from koikoi.engine import Match
-from koikoi.errors import InvalidInputError, RecordError
-from koikoi.record import (
+from koikoi.game.cards import CODES
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError, RecordError
+from koikoi.game.record import (
     FORMAT,
     VERSION,
     GameRecord,
@@ -24,7 +24,7 @@ from koikoi.record import (
     record_from_dict,
     replay,
 )
-from koikoi.rules import PRESET_NAMES, get_rules
+from koikoi.game.rules import PRESET_NAMES, get_rules
 
 CREATED = "2024-05-01T12:00:00Z"
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from koikoi.cards import CODES
-from koikoi.engine import Match
-from koikoi.guan import import_guan
-from koikoi.record import GameRecord
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
-from koikoi.scoring import MULTIPLIER_NAMES, YAKU_NAMES
+from koikoi.game.cards import CODES
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.scoring import MULTIPLIER_NAMES, YAKU_NAMES
+from koikoi.lab.guan import import_guan
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -25,7 +25,7 @@ CREATED = "2024-05-01T12:00:00Z"
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
-    text = (resources.files("koikoi") / "schemas" / "record.schema.json").read_text(
+    text = (resources.files("koikoi.game") / "schemas" / "record.schema.json").read_text(
         encoding="utf-8"
     )
     data: dict[str, Any] = json.loads(text)

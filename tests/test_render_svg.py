@@ -1,4 +1,4 @@
-"""Tests of the SVG card art (koikoi.render.svg)."""
+"""Tests of the SVG card art (koikoi.features.svg)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from koikoi.cards import AKATAN, AOTAN, CODES, MONTH_NAMES_JA, RIBBONS, Card, Kind
-from koikoi.errors import InvalidInputError
-from koikoi.render import svg
-from koikoi.render.svg import (
+from koikoi.features import svg
+from koikoi.features.svg import (
     BACK_ID,
     card_back_svg,
     card_svg,
@@ -20,6 +18,8 @@ from koikoi.render.svg import (
     sprite_sheet,
     symbol_id,
 )
+from koikoi.game.cards import AKATAN, AOTAN, CODES, MONTH_NAMES_JA, RIBBONS, Card, Kind
+from koikoi.game.errors import InvalidInputError
 
 NS = "{http://www.w3.org/2000/svg}"
 ALL = list(Card)

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koikoi.errors import KoiKoiError, RulesError
-from koikoi.rules import (
+from koikoi.game.errors import KoiKoiError, RulesError
+from koikoi.game.rules import (
     PRESET_NAMES,
     GameRules,
     Points,

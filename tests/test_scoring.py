@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from koikoi import scoring
-from koikoi.cards import ANIMALS, BRIGHTS, FULL_DECK, PLAINS, RIBBONS, parse_cards
-from koikoi.errors import InvalidInputError
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
-from koikoi.scoring import (
+from koikoi.game import scoring
+from koikoi.game.cards import ANIMALS, BRIGHTS, FULL_DECK, PLAINS, RIBBONS, parse_cards
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.scoring import (
     YAKU_NAMES,
     YAKU_ORDER,
     Multiplier,

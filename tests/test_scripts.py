@@ -10,10 +10,10 @@ from types import ModuleType
 
 import pytest
 
-import koikoi.arena as arena
+import koikoi.lab.arena as arena
 from koikoi.agents.base import AGENT_KINDS
-from koikoi.engine import Match
-from koikoi.views import view_of
+from koikoi.game.engine import Match
+from koikoi.game.views import view_of
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

@@ -1,4 +1,4 @@
-"""Tests of koikoi.stats: one player's statistics over finished game records."""
+"""Tests of koikoi.features.stats: one player's statistics over finished game records."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from koikoi.engine import Match
-from koikoi.errors import InvalidInputError
-from koikoi.record import GameRecord, RecordedAction
-from koikoi.rules import PRESET_NAMES, get_rules
-from koikoi.stats import GameLine, Summary, game_line, summarize, summarize_lines
+from koikoi.features.stats import GameLine, Summary, game_line, summarize, summarize_lines
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.record import GameRecord, RecordedAction
+from koikoi.game.rules import PRESET_NAMES, get_rules
 
 
 def _settlement(winner: int | None, points: int, yaku: list[str]) -> dict[str, Any]:
@@ -223,7 +223,7 @@ def test_summary_round_trips_to_plain_data() -> None:
 def test_doctests() -> None:
     import doctest
 
-    import koikoi.stats
+    import koikoi.features.stats
 
-    failures, _ = doctest.testmod(koikoi.stats)
+    failures, _ = doctest.testmod(koikoi.features.stats)
     assert failures == 0

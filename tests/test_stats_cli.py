@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.record import GameRecord, record_from_dict
-from koikoi.rules import get_rules
-from koikoi.stats import summarize
+from koikoi.features.stats import summarize
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord, record_from_dict
+from koikoi.game.rules import get_rules
 from koikoi.tui.history import append_game
 
 RULES = get_rules("nintendo").replace(game__rounds=2)

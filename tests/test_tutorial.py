@@ -1,4 +1,4 @@
-"""The guided first round (koikoi.tutorial): its deal, the coach's pick, and what is
+"""The guided first round (koikoi.features.tutorial): its deal, the coach's pick, and what is
 explained when — from the player's view only."""
 
 from __future__ import annotations
@@ -8,13 +8,9 @@ import random
 import pytest
 
 from koikoi import i18n
-from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE
 from koikoi.agents import make_agent
 from koikoi.agents.base import GreedyAgent
-from koikoi.cards import CODES
-from koikoi.engine import Match, Phase
-from koikoi.rules import get_rules
-from koikoi.tutorial import (
+from koikoi.features.tutorial import (
     TUTORIAL_OPPONENT,
     TUTORIAL_SEAT,
     TUTORIAL_SEED,
@@ -26,7 +22,11 @@ from koikoi.tutorial import (
     suggestion,
     tutorial_rules,
 )
-from koikoi.views import PlayerView, view_of
+from koikoi.game.actions import KOIKOI_ID, STOP_ID, TAKE_BASE
+from koikoi.game.cards import CODES
+from koikoi.game.engine import Match, Phase
+from koikoi.game.rules import get_rules
+from koikoi.game.views import PlayerView, view_of
 
 
 def follow(
@@ -220,7 +220,7 @@ def test_tips_in_japanese_name_the_yaku_in_japanese() -> None:
 def test_doctests() -> None:
     import doctest
 
-    from koikoi import tutorial
+    from koikoi.features import tutorial
 
     failures, tried = doctest.testmod(tutorial)
     assert failures == 0 and tried > 3

@@ -14,10 +14,10 @@ import pytest
 from koikoi.agents import valuenet
 from koikoi.agents.valuenet import Dataset, ValueNet, generate, train
 from koikoi.cli import main
-from koikoi.engine import Match
-from koikoi.envs import encoding
-from koikoi.errors import InvalidInputError
-from koikoi.views import determinize, view_of, view_of_round
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.views import determinize, view_of, view_of_round
+from koikoi.kernel import encoding
 
 
 @pytest.fixture(scope="module")

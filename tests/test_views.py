@@ -8,11 +8,11 @@ import random
 import pytest
 from koikoi_testkit import cards, make_round, play, play_random_match
 
-from koikoi.actions import action_from_id
-from koikoi.cards import FULL_DECK, month_mask, parse_card
-from koikoi.engine import Match, Phase, Round
-from koikoi.rules import get_rules
-from koikoi.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.game.actions import action_from_id
+from koikoi.game.cards import FULL_DECK, month_mask, parse_card
+from koikoi.game.engine import Match, Phase, Round
+from koikoi.game.rules import get_rules
+from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
 
 
 def take_round() -> Round:

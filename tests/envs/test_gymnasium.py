@@ -15,16 +15,16 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import koikoi.envs.gymnasium as kgym  # noqa: E402
 from koikoi.agents import RandomAgent  # noqa: E402
-from koikoi.engine import Match  # noqa: E402
-from koikoi.envs.encoding import SIZE, action_mask, encode  # noqa: E402
-from koikoi.errors import InvalidInputError  # noqa: E402
-from koikoi.rules import get_rules  # noqa: E402
-from koikoi.views import PlayerView, view_of  # noqa: E402
+from koikoi.game.engine import Match  # noqa: E402
+from koikoi.game.errors import InvalidInputError  # noqa: E402
+from koikoi.game.rules import get_rules  # noqa: E402
+from koikoi.game.views import PlayerView, view_of  # noqa: E402
+from koikoi.kernel.encoding import SIZE, action_mask, encode  # noqa: E402
 
 
 def twin_positions(rules: str, seed: int, steps: int, player: int) -> tuple[str, str]:
-    from koikoi.positions import position
-    from koikoi.views import determinize
+    from koikoi.game.positions import position
+    from koikoi.game.views import determinize
 
     m = Match(get_rules(rules), seed=seed, events=False)
     rng = random.Random(seed)

@@ -12,13 +12,13 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-from koikoi.engine import Match  # noqa: E402
-from koikoi.envs.encoding import SIZE, encode, info_state_string  # noqa: E402
 from koikoi.envs.openspiel import FILLER, KoiKoiGame, KoiKoiState  # noqa: E402
-from koikoi.errors import InvalidInputError  # noqa: E402
-from koikoi.positions import position  # noqa: E402
-from koikoi.rules import get_rules  # noqa: E402
-from koikoi.views import determinize, view_of  # noqa: E402
+from koikoi.game.engine import Match  # noqa: E402
+from koikoi.game.errors import InvalidInputError  # noqa: E402
+from koikoi.game.positions import position  # noqa: E402
+from koikoi.game.rules import get_rules  # noqa: E402
+from koikoi.game.views import determinize, view_of  # noqa: E402
+from koikoi.kernel.encoding import SIZE, encode, info_state_string  # noqa: E402
 
 
 def _deal(state: Any, rng: random.Random) -> None:

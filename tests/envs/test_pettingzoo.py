@@ -16,13 +16,13 @@ pytest.importorskip("gymnasium")
 
 from pettingzoo.test import api_test
 
-from koikoi.engine import Match
 from koikoi.envs import pettingzoo as kpz
-from koikoi.envs.encoding import SIZE, action_mask, encode
-from koikoi.errors import IllegalActionError, InvalidInputError
-from koikoi.positions import position
-from koikoi.rules import get_rules
-from koikoi.views import determinize, view_of
+from koikoi.game.engine import Match
+from koikoi.game.errors import IllegalActionError, InvalidInputError
+from koikoi.game.positions import position
+from koikoi.game.rules import get_rules
+from koikoi.game.views import determinize, view_of
+from koikoi.kernel.encoding import SIZE, action_mask, encode
 
 # api_test warns about these for any dict observation of an env not on its own list.
 KNOWN_WARNINGS = (

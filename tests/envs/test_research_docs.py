@@ -35,7 +35,13 @@ def test_the_page_has_an_example_per_interface_and_one_optional() -> None:
     assert len(blocks) >= 6
     assert [optional for _, _, optional in blocks].count(True) == 1
     code = "\n".join(c for _, c, _ in blocks)
-    for name in ("koikoi.positions", "envs.encoding", "envs.pettingzoo", "gymnasium", "pyspiel"):
+    for name in (
+        "koikoi.game.positions",
+        "kernel.encoding",
+        "envs.pettingzoo",
+        "gymnasium",
+        "pyspiel",
+    ):
         assert name in code
 
 

@@ -1,6 +1,6 @@
 """The batched simulator agrees with the reference engine, step by step.
 
-Every environment's round is replayed through :class:`koikoi.engine.Round`
+Every environment's round is replayed through :class:`koikoi.game.engine.Round`
 (built from the simulator's deal, actions applied with the checked ``apply``);
 at every step the observation must equal ``encoding.encode`` of the engine's
 view of the player to act, the legal ids (in order) ``Round.legal_ids()``, the
@@ -18,14 +18,15 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from koikoi.agents import kernel  # noqa: E402
+from koikoi import kernel  # noqa: E402
 from koikoi.cli import main  # noqa: E402
-from koikoi.engine import Round  # noqa: E402
-from koikoi.envs import encoding, vector  # noqa: E402
+from koikoi.envs import vector  # noqa: E402
 from koikoi.envs.vector import MAX_LEGAL, VectorEnv  # noqa: E402
-from koikoi.errors import IllegalActionError, InvalidInputError  # noqa: E402
-from koikoi.rules import PRESET_NAMES, Rules, get_rules  # noqa: E402
-from koikoi.views import view_of_round  # noqa: E402
+from koikoi.game.engine import Round  # noqa: E402
+from koikoi.game.errors import IllegalActionError, InvalidInputError  # noqa: E402
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules  # noqa: E402
+from koikoi.game.views import view_of_round  # noqa: E402
+from koikoi.kernel import encoding  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not vector.available(), reason="numba is not installed")
 
@@ -366,7 +367,7 @@ def test_bad_index_and_output_arrays() -> None:
 
 
 def test_cache_key_holds_the_kernel_source() -> None:
-    from koikoi.envs import _vector_impl as impl
+    from koikoi.kernel import _vector_impl as impl
 
     cache = impl.step_all._cache
     key = cache._index_key(impl.step_all.signatures[0], impl.step_all.targetctx.codegen())

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from server_helpers import ROOT, ThreadServer
 
-from koikoi.actions import (
+from koikoi.agents import make_agent
+from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
     PLAY_TARGET_BASE,
@@ -24,11 +25,10 @@ from koikoi.actions import (
     TAKE_BASE,
     interchangeable,
 )
-from koikoi.agents import make_agent
-from koikoi.engine import Match, Phase
-from koikoi.rules import get_rules
+from koikoi.game.engine import Match, Phase
+from koikoi.game.rules import get_rules
+from koikoi.game.views import view_of
 from koikoi.server.rooms import ai_rng
-from koikoi.views import view_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

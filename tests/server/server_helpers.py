@@ -20,9 +20,9 @@ from typing import Any
 import anyio
 import httpx
 
-from koikoi.cards import CODES, mask_of
-from koikoi.engine import Match
-from koikoi.rules import Rules
+from koikoi.game.cards import CODES, mask_of
+from koikoi.game.engine import Match
+from koikoi.game.rules import Rules
 from koikoi.server.hub import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]

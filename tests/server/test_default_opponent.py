@@ -1,6 +1,6 @@
 """The terminal game and the web game start against the same opponent.
 
-Both take it from :data:`koikoi.opponents.DEFAULT_OPPONENT`: the web page
+Both take it from :data:`koikoi.features.opponents.DEFAULT_OPPONENT`: the web page
 selects the server's ``default_agent`` (``/api/config``), a web game created
 without an agent plays it, and the terminal game's new-game screen and
 ``koikoi play --rounds N`` start with it.
@@ -14,7 +14,7 @@ import pytest
 from server_helpers import room_of
 from starlette.testclient import TestClient
 
-from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES
+from koikoi.features.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES
 
 
 def test_the_default_is_an_offered_level() -> None:

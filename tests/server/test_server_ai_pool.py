@@ -24,8 +24,9 @@ import pytest
 from server_helpers import FAST, WS, SubprocessServer
 
 from koikoi.agents import make_agent
-from koikoi.engine import Match
-from koikoi.rules import get_rules
+from koikoi.game.engine import Match
+from koikoi.game.rules import get_rules
+from koikoi.game.views import view_of
 from koikoi.server.aipool import (
     AIPool,
     AIUnavailable,
@@ -35,7 +36,6 @@ from koikoi.server.aipool import (
     choose,
     decision_seed,
 )
-from koikoi.views import view_of
 
 # A search that takes real time without the compiled kernel (workers start fast).
 SEARCH = "mcts:iterations=40,rollouts=1,backend=python"

@@ -31,12 +31,12 @@ from browser_helpers import (
 )
 from server_helpers import ThreadServer
 
-from koikoi.actions import KOIKOI_ID, STOP_ID, describe_action_id, interchangeable
 from koikoi.agents import make_agent
-from koikoi.cards import CODES
-from koikoi.engine import Match, Phase
+from koikoi.game.actions import KOIKOI_ID, STOP_ID, describe_action_id, interchangeable
+from koikoi.game.cards import CODES
+from koikoi.game.engine import Match, Phase
+from koikoi.game.views import view_of
 from koikoi.server.rooms import ai_rng
-from koikoi.views import view_of
 
 
 def find_seed(rounds: int) -> tuple[int, list[tuple[int, int]], Match]:

@@ -27,10 +27,10 @@ from browser_helpers import (
 )
 from server_helpers import ThreadServer
 
-from koikoi.actions import TAKE_BASE, describe_action_id, interchangeable
-from koikoi.engine import Match
-from koikoi.rules import get_rules
-from koikoi.rules_help import yaku_rows
+from koikoi.features.rules_help import yaku_rows
+from koikoi.game.actions import TAKE_BASE, describe_action_id, interchangeable
+from koikoi.game.engine import Match
+from koikoi.game.rules import get_rules
 
 
 def _start(p: Page, server: ThreadServer, seed: int, *, preset: str = "nintendo") -> None:

@@ -13,7 +13,7 @@ from browser_helpers import AI_LEVEL, Page
 from server_helpers import ThreadServer
 
 from koikoi import i18n
-from koikoi.rules import get_rules
+from koikoi.game.rules import get_rules
 
 
 def _ja(message: str, **params: object) -> str:

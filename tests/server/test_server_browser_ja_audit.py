@@ -20,9 +20,9 @@ from typing import Any
 from browser_helpers import AI_LEVEL, Page, game_id, hub_room, mover_at, simulate
 from server_helpers import ThreadServer
 
-from koikoi.actions import KOIKOI_ID
-from koikoi.engine import Phase
-from koikoi.rules import PRESET_NAMES
+from koikoi.game.actions import KOIKOI_ID
+from koikoi.game.engine import Phase
+from koikoi.game.rules import PRESET_NAMES
 
 PLAYER = "Hana"
 """The name the test types for its player: a name stays as typed."""

@@ -1,8 +1,8 @@
 """The match score keeper (/keeper) in headless Chromium on a phone (390x844).
 
 A 3-round match kept one-handed: who won, the winner's cards, the koi-koi calls;
-the totals come from POST /api/keeper (koikoi.keeper) and are checked against a
-:class:`koikoi.keeper.ScoreSheet` built here. Undo, a refused round and a reload
+the totals come from POST /api/keeper (koikoi.features.keeper) and are checked against a
+:class:`koikoi.features.keeper.ScoreSheet` built here. Undo, a refused round and a reload
 are part of it. Screenshots go to test-artifacts/screenshots/ (gitignored).
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 from browser_helpers import SHOTS
 from server_helpers import ThreadServer
 
-from koikoi.cards import parse_cards
-from koikoi.keeper import RoundEntry, ScoreSheet
-from koikoi.rules import get_rules
+from koikoi.features.keeper import RoundEntry, ScoreSheet
+from koikoi.game.cards import parse_cards
+from koikoi.game.rules import get_rules
 
 PHONE = {"width": 390, "height": 844}
 

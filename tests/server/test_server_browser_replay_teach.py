@@ -1,7 +1,7 @@
 """The replay page teaches (headless Chromium): each step in words, settlements explained,
 the mistakes of an analysis marked, in English and Japanese.
 
-The words on the page are checked against :class:`koikoi.narrate.Narrator` (the one
+The words on the page are checked against :class:`koikoi.features.narrate.Narrator` (the one
 source of them). Screenshots go to test-artifacts/screenshots/ (gitignored).
 """
 
@@ -16,11 +16,11 @@ import pytest
 from browser_helpers import SHOTS
 from server_helpers import ThreadServer
 
-from koikoi.actions import describe_action_id, parse_action
-from koikoi.engine import Match
-from koikoi.narrate import Narrator, settled_in
-from koikoi.record import GameRecord, ReplayStep, iter_steps
-from koikoi.rules import get_rules
+from koikoi.features.narrate import Narrator, settled_in
+from koikoi.game.actions import describe_action_id, parse_action
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord, ReplayStep, iter_steps
+from koikoi.game.rules import get_rules
 
 NAMES = ("Aiko", "Ben")
 MISTAKE_AT = 3

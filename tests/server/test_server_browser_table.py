@@ -27,11 +27,11 @@ from browser_helpers import (
 )
 from server_helpers import ThreadServer
 
-from koikoi.actions import describe_action_id
-from koikoi.cards import CODES, KIND_MASKS, KINDS, Kind
-from koikoi.engine import Match, Phase
+from koikoi.game.actions import describe_action_id
+from koikoi.game.cards import CODES, KIND_MASKS, KINDS, Kind
+from koikoi.game.engine import Match, Phase
+from koikoi.game.views import view_of
 from koikoi.server.rooms import progress_of
-from koikoi.views import view_of
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}

@@ -1,7 +1,7 @@
 """ "Learn to play" in real headless Chromium: the guided round played to its end.
 
 Each explanation must appear at its moment (the coach's texts come from
-koikoi.tutorial, rendered here in English for comparison), point at its cards,
+koikoi.features.tutorial, rendered here in English for comparison), point at its cards,
 never show a hidden card, and leave the cards it talks about uncovered, on a
 desktop window (1280 x 800) and a phone (390 x 844). Leaving and restarting the
 tutorial work. Screenshots go to test-artifacts/screenshots/ (gitignored).
@@ -18,12 +18,8 @@ from typing import Any
 from browser_helpers import SHOTS, Page, game_id
 from server_helpers import ThreadServer
 
-from koikoi.actions import PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
 from koikoi.agents import make_agent
-from koikoi.cards import CODES
-from koikoi.engine import Match
-from koikoi.server.rooms import ai_rng
-from koikoi.tutorial import (
+from koikoi.features.tutorial import (
     TUTORIAL_OPPONENT,
     TUTORIAL_SEAT,
     TUTORIAL_SEED,
@@ -33,7 +29,11 @@ from koikoi.tutorial import (
     prompt,
     suggestion,
 )
-from koikoi.views import view_of
+from koikoi.game.actions import PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
+from koikoi.game.cards import CODES
+from koikoi.game.engine import Match
+from koikoi.game.views import view_of
+from koikoi.server.rooms import ai_rng
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {

@@ -9,8 +9,8 @@ from typing import Any
 from server_helpers import WS, room_of
 from starlette.testclient import TestClient
 
-from koikoi.actions import NUM_ACTIONS
-from koikoi.views import view_of
+from koikoi.game.actions import NUM_ACTIONS
+from koikoi.game.views import view_of
 
 ERROR_CODES_SEEN: set[str] = set()
 

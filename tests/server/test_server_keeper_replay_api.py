@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from koikoi.cards import parse_cards
-from koikoi.engine import Match
-from koikoi.keeper import RoundEntry, ScoreSheet
-from koikoi.narrate import Narrator
-from koikoi.record import GameRecord, iter_steps
-from koikoi.rules import get_rules
+from koikoi.features.keeper import RoundEntry, ScoreSheet
+from koikoi.features.narrate import Narrator
+from koikoi.game.cards import parse_cards
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord, iter_steps
+from koikoi.game.rules import get_rules
 
 MATCH: dict[str, Any] = {
     "rules": "koikoi-japan",
@@ -30,7 +30,7 @@ MATCH: dict[str, Any] = {
 
 
 def _sheet(match: dict[str, Any]) -> ScoreSheet:
-    """The same match kept by koikoi.keeper directly."""
+    """The same match kept by koikoi.features.keeper directly."""
     sheet = ScoreSheet(
         get_rules(match["rules"]),
         rounds=match["rounds"],

@@ -633,7 +633,7 @@ def test_a_match_the_deal_ends_is_stored_and_leaves_memory(make_client: Any) -> 
     the grace (the soak test found such games kept in memory, their records missing)."""
     from sqlalchemy import select
 
-    from koikoi.rules import get_rules
+    from koikoi.game.rules import get_rules
     from koikoi.server.rooms import Room, SeatInfo
     from koikoi.server.storage import GameRow
 

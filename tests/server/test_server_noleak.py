@@ -16,7 +16,7 @@ import pytest
 from server_helpers import WS, LeakReport, check_no_leak, room_of
 from starlette.testclient import TestClient
 
-from koikoi.rules import PRESET_NAMES
+from koikoi.game.rules import PRESET_NAMES
 
 HOUSE = {
     "wild": 'extends = "compendium"\n[play]\nwild_lightning = true\n[points]\ntsukifuda = 4\n',
@@ -124,7 +124,7 @@ def test_the_checker_catches_a_leak(client: TestClient) -> None:
     with pytest.raises(AssertionError, match="hidden cards"):
         check_no_leak(room.rules, 3, [], 0, [state])
     stock_card = room.match.round.stock[0]
-    from koikoi.cards import CODES
+    from koikoi.game.cards import CODES
 
     state = room.state(None, 0)
     state["events"][-1]["cards"] = [CODES[stock_card]]

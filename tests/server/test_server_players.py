@@ -14,12 +14,12 @@ from starlette.testclient import TestClient
 from test_server_protocol import connect, new_game
 from test_server_storage import make_game
 
-from koikoi.engine import Match
-from koikoi.record import GameRecord
-from koikoi.rules import get_rules
+from koikoi.features.stats import game_line
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import get_rules
 from koikoi.server.players import PlayerStore, key_hash
 from koikoi.server.storage import Storage
-from koikoi.stats import game_line
 
 
 def device_key() -> str:
@@ -147,10 +147,10 @@ def test_statistics_of_a_key_are_its_own(client: TestClient) -> None:
     assert unfinished["game"] not in listed and g3["game"] not in listed
     assert {b["name"] for b in summary["by_rules"]} == {"nintendo", "koikoi-japan"}
     assert [b["name"] for b in summary["by_opponent"]] == ["AI (greedy)"]
-    # Each line is koikoi.stats' view of the stored record from the linked seat.
+    # Each line is koikoi.features.stats' view of the stored record from the linked seat.
     for g, line in zip((g1, g2), summary["games"], strict=True):
         rec = client.post(f"/api/games/{g['game']}/record", json={"token": g["token"]})
-        from koikoi.record import load_record
+        from koikoi.game.record import load_record
 
         expected = game_line(load_record(rec.text), g["seat"]).to_dict()
         assert {k: line[k] for k in expected} == expected
@@ -240,7 +240,7 @@ def test_the_stats_page_is_served(client: TestClient) -> None:
 
 def expected_ratings(winner: int | None) -> tuple[float, float]:
     """Both sides' ratings after one game from the start rating (seat 0, seat 1)."""
-    from koikoi.ratings import Rating, update
+    from koikoi.features.ratings import Rating, update
 
     s0 = 0.5 if winner is None else float(winner == 0)
     return (

@@ -1,6 +1,6 @@
 """The yaku progress the web game's state message carries (``progress``).
 
-It is the terminal game's logic (``koikoi.progress``) on the public capture
+It is the terminal game's logic (``koikoi.features.progress``) on the public capture
 piles: the same for every seat and for spectators, unchanged when the hidden
 cards are dealt otherwise, and naming no card.
 """
@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from server_helpers import codes_in
 
-from koikoi.cards import parse_cards
-from koikoi.engine import Match
-from koikoi.progress import yaku_progress
-from koikoi.rules import get_rules
+from koikoi.features.progress import yaku_progress
+from koikoi.game.cards import parse_cards
+from koikoi.game.engine import Match
+from koikoi.game.rules import get_rules
+from koikoi.game.views import determinize, view_of, view_of_round
 from koikoi.server.rooms import Room, SeatInfo, progress_of
-from koikoi.views import determinize, view_of, view_of_round
 
 NINTENDO = get_rules("nintendo")
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from server_helpers import EXPERT_HINTS, FAST, WS, room_of
 from starlette.testclient import TestClient
 
-from koikoi.actions import KOIKOI_ID, NUM_ACTIONS, STOP_ID
+from koikoi.game.actions import KOIKOI_ID, NUM_ACTIONS, STOP_ID
 from koikoi.server.app import CONTENT_SECURITY_POLICY
 from koikoi.server.hub import ServerConfig, TokenBucket
 from koikoi.server.protocol import (
@@ -476,7 +476,7 @@ def test_ai_game_to_the_end_with_hint_record_and_replay(client: TestClient) -> N
     record = client.post(f"/api/games/{g['game']}/record", json={"token": g["token"]})
     assert record.status_code == 200
     assert "attachment" in record.headers["content-disposition"]
-    from koikoi.record import load_record, replay
+    from koikoi.game.record import load_record, replay
 
     rec = load_record(record.text)
     again = replay(rec)

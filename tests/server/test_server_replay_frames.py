@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from koikoi.engine import Match
-from koikoi.record import GameRecord
-from koikoi.rules import get_rules
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import get_rules
 from koikoi.server.records import replay_frames
 
 INSTANT_SEED = 246

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from server_helpers import SeatSocket, SubprocessServer
 
-from koikoi.record import load_record, replay
+from koikoi.game.record import load_record, replay
 
 pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 

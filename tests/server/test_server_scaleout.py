@@ -28,7 +28,7 @@ import httpx
 import pytest
 from server_helpers import ROOT, WS, SeatSocket, SubprocessServer, free_port
 
-from koikoi.record import load_record, replay
+from koikoi.game.record import load_record, replay
 
 pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 

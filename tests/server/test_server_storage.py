@@ -12,15 +12,15 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from koikoi.agents import make_agent
-from koikoi.errors import RecordError
-from koikoi.opponents import hint_values
-from koikoi.rules import get_rules
+from koikoi.features.opponents import hint_values
+from koikoi.game.errors import RecordError
+from koikoi.game.rules import get_rules
+from koikoi.game.views import view_of
 from koikoi.server.lobby import LobbyQueue
 from koikoi.server.players import PlayerStore
 from koikoi.server.protocol import ProtocolError
 from koikoi.server.rooms import Room, SeatInfo, ai_rng, token_hash
 from koikoi.server.storage import NewGame, SeatData, Storage, default_database_url, normalize_url
-from koikoi.views import view_of
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
 

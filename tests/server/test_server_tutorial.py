@@ -11,7 +11,7 @@ import pytest
 from server_helpers import FAST, WS, check_no_leak, room_of
 from starlette.testclient import TestClient
 
-from koikoi.tutorial import (
+from koikoi.features.tutorial import (
     TUTORIAL_OPPONENT,
     TUTORIAL_SEAT,
     TUTORIAL_SEED,

@@ -30,11 +30,12 @@ from tui_driver import (
     waiting,
 )
 
-from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, TAKE_BASE
-from koikoi.cards import CODES, MONTH_NAMES, card_list
-from koikoi.engine import Phase
-from koikoi.record import load_record, replay
-from koikoi.rules import Rules, get_rules
+from koikoi.game.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, TAKE_BASE
+from koikoi.game.cards import CODES, MONTH_NAMES, card_list
+from koikoi.game.engine import Phase
+from koikoi.game.record import load_record, replay
+from koikoi.game.rules import Rules, get_rules
+from koikoi.game.views import PlayerView
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.controller import (
     HUMAN,
@@ -58,7 +59,6 @@ from koikoi.tui.screens import (
     RoundEndScreen,
 )
 from koikoi.tui.widgets import CardRow, TooSmall
-from koikoi.views import PlayerView
 
 ONE_ROUND = get_rules("nintendo").replace(game__rounds=1)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 
-from koikoi.cards import ALL_CARDS, BRIGHTS, Card, Kind, parse_cards
+from koikoi.game.cards import ALL_CARDS, BRIGHTS, Card, Kind, parse_cards
 from koikoi.tui.cardtext import (
     CHIP_HEIGHT,
     CHIP_WIDTH,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from koikoi.cli import main
-from koikoi.rules import get_rules
+from koikoi.game.rules import get_rules
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.controller import GameController
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 from tui_driver import AdvisingAgent, find_seed, greedy_policy, reach
 
-from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE
 from koikoi.agents import make_agent
 from koikoi.agents.base import ActionValue
-from koikoi.cards import parse_card
-from koikoi.commands.analyze import DEFAULT_AGENT
-from koikoi.engine import Event, Phase
-from koikoi.errors import IllegalActionError, InvalidInputError
-from koikoi.opponents import HINT_SPEC
-from koikoi.rules import get_rules
+from koikoi.cli.analyze import DEFAULT_AGENT
+from koikoi.features.opponents import HINT_SPEC
+from koikoi.game.actions import KOIKOI_ID, STOP_ID, TAKE_BASE
+from koikoi.game.cards import parse_card
+from koikoi.game.engine import Event, Phase
+from koikoi.game.errors import IllegalActionError, InvalidInputError
+from koikoi.game.rules import get_rules
 from koikoi.tui.controller import (
     HUMAN,
     OPPONENT,

@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.widgets import Button
 from tui_driver import find_seed, greedy_policy, plain, play_until, wait_for
 
-from koikoi.engine import Phase
-from koikoi.opponents import LEVEL_CHOICES
-from koikoi.rules import get_rules
+from koikoi.features.opponents import LEVEL_CHOICES
+from koikoi.game.engine import Phase
+from koikoi.game.rules import get_rules
 from koikoi.tui import controller
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.cardtext import CHIP_HEIGHT, TALL_CHIP_HEIGHT

@@ -18,14 +18,14 @@ from tui_driver import (
     wait_for,
 )
 
-from koikoi.engine import Phase
-from koikoi.rules import Rules, get_rules
-from koikoi.rules_help import yaku_rows
-from koikoi.scoring import Scorer, YakuResult
+from koikoi.features.rules_help import yaku_rows
+from koikoi.game.engine import Phase
+from koikoi.game.rules import Rules, get_rules
+from koikoi.game.scoring import Scorer, YakuResult
+from koikoi.game.views import PlayerView
 from koikoi.tui.controller import HUMAN
 from koikoi.tui.dialogs import KoiKoiDialog, KoiKoiFacts, match_after_stop
 from koikoi.tui.screens import HelpScreen
-from koikoi.views import PlayerView
 
 pytestmark = pytest.mark.anyio
 

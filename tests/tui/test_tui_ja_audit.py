@@ -21,8 +21,8 @@ from tui_driver import do_action, find_seed, game_screen, greedy_policy, next_pr
 
 from koikoi import i18n
 from koikoi.agents import AGENT_KINDS
-from koikoi.engine import Phase
-from koikoi.rules import PRESET_NAMES, get_rules
+from koikoi.game.engine import Phase
+from koikoi.game.rules import PRESET_NAMES, get_rules
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.replay import ReplayScreen
 from koikoi.tui.screens import GameSettings, MatchEndScreen, NewGameScreen

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from koikoi.cards import parse_cards
-from koikoi.progress import YakuProgress, yaku_progress
-from koikoi.rules import get_rules
+from koikoi.features.progress import YakuProgress, yaku_progress
+from koikoi.game.cards import parse_cards
+from koikoi.game.rules import get_rules
 from koikoi.tui.progress import progress_line
 
 

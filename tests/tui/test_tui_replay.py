@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from tui_driver import greedy_policy, plain
 
-from koikoi.cards import card_list
 from koikoi.cli import main
-from koikoi.errors import RecordError
-from koikoi.record import GameRecord, load_record
-from koikoi.rules import get_rules
+from koikoi.game.cards import card_list
+from koikoi.game.errors import RecordError
+from koikoi.game.record import GameRecord, load_record
+from koikoi.game.rules import get_rules
 from koikoi.tui.controller import GameController
 from koikoi.tui.replay import ReplayApp, ReplayScreen, load_steps, run_replay, step_text
 from koikoi.tui.widgets import CardRow
@@ -123,7 +123,7 @@ async def test_two_players_of_one_agent_are_told_apart(record: GameRecord) -> No
 
 @pytest.mark.anyio
 async def test_each_step_is_told_in_words_with_its_mistake_marked(record: GameRecord) -> None:
-    from koikoi.narrate import Mistake
+    from koikoi.features.narrate import Mistake
 
     steps = load_steps(record)
     third = steps[3]

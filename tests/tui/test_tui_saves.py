@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from tui_driver import greedy_policy
 
-from koikoi.errors import RecordError
-from koikoi.record import load_record, replay
-from koikoi.rules import get_rules
+from koikoi.game.errors import RecordError
+from koikoi.game.record import load_record, replay
+from koikoi.game.rules import get_rules
 from koikoi.tui.controller import GameController
 from koikoi.tui.saves import (
     data_home,

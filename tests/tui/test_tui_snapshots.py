@@ -17,9 +17,9 @@ import pytest
 from tui_driver import find_seed, greedy_policy, next_prompt, play_until, wait_for
 
 from koikoi import i18n
-from koikoi.engine import Phase
-from koikoi.record import GameRecord
-from koikoi.rules import get_rules
+from koikoi.game.engine import Phase
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import get_rules
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.controller import GameController, interchangeable, plays_by_card
 from koikoi.tui.dialogs import ChooseDialog, HintDialog, KoiKoiDialog

@@ -9,11 +9,12 @@ import pytest
 from textual.widgets import DataTable, TabbedContent
 from tui_driver import greedy_policy, plain, play_until, wait_for
 
-from koikoi.engine import Match
-from koikoi.errors import RecordError
-from koikoi.record import GameRecord
-from koikoi.rules import get_rules
-from koikoi.stats import summarize
+from koikoi.features.stats import summarize
+from koikoi.game.engine import Match
+from koikoi.game.errors import RecordError
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import get_rules
+from koikoi.game.views import view_of
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.history import (
     append_game,
@@ -25,7 +26,6 @@ from koikoi.tui.history import (
 from koikoi.tui.replay import ReplayScreen
 from koikoi.tui.screens import GameSettings, MatchEndScreen, NewGameScreen
 from koikoi.tui.stats import HistoryReplayScreen, StatsScreen, finished_at, tally_table
-from koikoi.views import view_of
 
 pytestmark = pytest.mark.anyio
 

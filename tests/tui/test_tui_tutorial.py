@@ -11,13 +11,20 @@ import pytest
 from textual.widgets import Button
 from tui_driver import card_of, plain, wait_for, waiting
 
-from koikoi.actions import PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
 from koikoi.cli import main
+from koikoi.features.tutorial import (
+    TUTORIAL_OPPONENT,
+    TUTORIAL_SEED,
+    Tip,
+    lessons,
+    prompt,
+    suggestion,
+)
+from koikoi.game.actions import PLAY_TARGET_BASE, STOP_ID, TAKE_BASE
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.dialogs import ChooseDialog, QuitDialog
 from koikoi.tui.screens import NewGameScreen, RoundEndScreen
 from koikoi.tui.tutorial import CoachPanel, TutorialScreen, new_tutorial_game
-from koikoi.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, Tip, lessons, prompt, suggestion
 
 pytestmark = pytest.mark.anyio
 

@@ -9,17 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from koikoi.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
 from koikoi.agents.base import ActionValue, GreedyAgent
-from koikoi.cards import card_list
-from koikoi.engine import Phase
-from koikoi.rules import Rules
+from koikoi.game.actions import DISCARD_BASE, KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
+from koikoi.game.cards import card_list
+from koikoi.game.engine import Phase
+from koikoi.game.rules import Rules
+from koikoi.game.views import PlayerView
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.controller import GameController, interchangeable
 from koikoi.tui.dialogs import ChooseDialog, KoiKoiDialog
 from koikoi.tui.game import GameScreen
 from koikoi.tui.screens import MatchEndScreen, RoundEndScreen
-from koikoi.views import PlayerView
 
 Policy = Callable[[PlayerView], int]
 

@@ -1,12 +1,12 @@
-"""AI players. Every agent sees only a :class:`~koikoi.views.PlayerView`.
+"""AI players. Every agent sees only a :class:`~koikoi.game.views.PlayerView`.
 
 An agent is anything with ``name`` and ``act(view, rng) -> action id``; the
 random generator is injected so that a seeded game replays exactly. Agents are
 built from spec strings (``"random"``, ``"greedy"``, ``"heuristic"``,
 ``"mcts:time=1.0"``, ``"cmd:PATH ARGS"``) by :func:`make_agent`.
 
->>> from koikoi.engine import Match
->>> from koikoi.views import view_of
+>>> from koikoi.game.engine import Match
+>>> from koikoi.game.views import view_of
 >>> import random
 >>> m = Match(seed=1)
 >>> agent = make_agent("greedy")

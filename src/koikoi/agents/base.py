@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from koikoi.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id
-from koikoi.cards import KINDS, Kind
-from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView
+from koikoi.game.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id
+from koikoi.game.cards import KINDS, Kind
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.views import PlayerView
 
 __all__ = [
     "AGENT_KINDS",

@@ -18,7 +18,7 @@ The search turns a round's result into match equity with
 the searching player's net points this round, the table the compiled kernel
 looks values up in.
 
->>> from koikoi.rules import get_rules
+>>> from koikoi.game.rules import get_rules
 >>> met = match_equity(get_rules("nintendo"))
 >>> round(met.equity(lead=0, rounds_left=1, i_deal=True), 2)  # the dealer's edge
 0.51
@@ -39,8 +39,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from koikoi.errors import InvalidInputError
-from koikoi.rules import PRESET_NAMES, Rules, get_rules
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
 
 __all__ = [
     "MAX_ROUND_POINTS",
@@ -116,8 +116,8 @@ def measure_outcomes(
     and score situations; each round's result is taken from its dealer's side.
     """
     from koikoi.agents import make_agent
-    from koikoi.engine import Match
-    from koikoi.views import view_of
+    from koikoi.game.engine import Match
+    from koikoi.game.views import view_of
 
     if rounds < 1:
         raise InvalidInputError(f"rounds must be 1 or more, not {rounds}")

@@ -27,7 +27,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from koikoi.actions import KOIKOI_ID, STOP_ID
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
 from koikoi.agents.mcts import (
@@ -40,9 +39,10 @@ from koikoi.agents.mcts import (
     next_batch,
     search_deadline,
 )
-from koikoi.engine import Phase, Round
-from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView, determinize
+from koikoi.game.actions import KOIKOI_ID, STOP_ID
+from koikoi.game.engine import Phase, Round
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.views import PlayerView, determinize
 
 __all__ = [
     "EXPERT_ROLLOUTS",
@@ -62,7 +62,7 @@ DEFAULT_NET: Final = False
 """Whether ``expert`` blends in the value network by default (see docs/agents.md: the
 shipped network did not measure stronger, so it is an option, ``expert:net=1``)."""
 DEFAULT_POLICY: Final = "greedy"
-"""The expert's rollout policy (see :mod:`koikoi.agents.kernel`)."""
+"""The expert's rollout policy (see :mod:`koikoi.kernel`)."""
 DEFAULT_PRIOR: Final = 1.0
 """Weight of the heuristic's card-play values added to the search's points (0: off)."""
 DEFAULT_LOOKAHEAD: Final = 0
@@ -128,7 +128,7 @@ class ExpertAgent(MCTSAgent):
         endgame: solve the last :data:`ENDGAME_CARDS` hand cards exactly on each
             re-deal (default True); ``"plays"``: only card plays, koi-koi
             decisions by playouts (:data:`ENDGAME_MODES`).
-        policy: the playouts' rollout policy (:data:`koikoi.agents.kernel.POLICIES`).
+        policy: the playouts' rollout policy (:data:`koikoi.kernel.POLICIES`).
         rollouts: playouts per action and re-deal (default :data:`EXPERT_ROLLOUTS`).
         infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
         prior: weight of the heuristic's values of plays and captures, centred,
@@ -143,7 +143,7 @@ class ExpertAgent(MCTSAgent):
             last ``horizon + 1`` rounds (``horizon`` rounds or fewer after this
             one) and for round points before them; None (the default): always.
         tree: search card plays with a tree of both players' actions
-            (:class:`koikoi.agents.kernel.TreeSearch`), with this exploration
+            (:class:`koikoi.kernel.TreeSearch`), with this exploration
             constant (default :data:`DEFAULT_TREE`); 0: value each action by flat
             playouts instead. Under an iteration budget the tree gets as many
             playouts as the flat search would (``iterations`` times the actions).
@@ -321,9 +321,9 @@ class ExpertAgent(MCTSAgent):
         utility: MatchUtility | None,
         limit: float | None,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        """The tree search (:class:`koikoi.agents.kernel.TreeSearch`) until the budget is
+        """The tree search (:class:`koikoi.kernel.TreeSearch`) until the budget is
         spent: each root action's mean utility and mean net round points."""
-        from koikoi.agents.kernel import TreeSearch
+        from koikoi.kernel import TreeSearch
 
         ids, me = self._turn(view)
         clock = time.perf_counter
@@ -467,7 +467,7 @@ def _net_values(
     """Each legal action's mean network value over ``deals`` re-deals of the hidden cards
     (a finished round counts its exact result), re-dealt as ``agent`` infers them."""
     from koikoi.agents.valuenet import shipped
-    from koikoi.views import view_of_round
+    from koikoi.game.views import view_of_round
 
     net = shipped()
     me = view.player if view.player is not None else 0

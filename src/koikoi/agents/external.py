@@ -14,7 +14,7 @@ object per line each way:
 
 A bot that answers garbage, plays an illegal action, exits, or does not answer
 within ``timeout`` seconds raises :class:`BotError` (a
-:class:`~koikoi.errors.KoiKoiError`) whose message gives the reason and the
+:class:`~koikoi.game.errors.KoiKoiError`) whose message gives the reason and the
 tail of the bot's standard error; the arena records the match as lost by the
 bot and carries on.
 
@@ -42,10 +42,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final
 
-from koikoi.actions import describe_action_id, parse_action
-from koikoi.errors import KoiKoiError
-from koikoi.rules import Rules
-from koikoi.views import PlayerView
+from koikoi.game.actions import describe_action_id, parse_action
+from koikoi.game.errors import KoiKoiError
+from koikoi.game.rules import Rules
+from koikoi.game.views import PlayerView
 
 __all__ = ["PROTOCOL_VERSION", "BotError", "ExternalAgent", "from_spec"]
 
@@ -290,7 +290,7 @@ def from_spec(params: Mapping[str, str], raw: str) -> ExternalAgent:
     Raises:
         InvalidInputError: no program, an unknown option or a bad timeout.
     """
-    from koikoi.errors import InvalidInputError
+    from koikoi.game.errors import InvalidInputError
 
     try:
         words = shlex.split(raw)

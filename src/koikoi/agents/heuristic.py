@@ -1,6 +1,6 @@
 """A rule-aware heuristic player: card counting, yaku progress, denial, koi-koi by expectation.
 
-:class:`HeuristicAgent` sees only its :class:`~koikoi.views.PlayerView`. It reads
+:class:`HeuristicAgent` sees only its :class:`~koikoi.game.views.PlayerView`. It reads
 the active rules once (which yaku exist, their points, the Sake cup, the
 multipliers) and then, at each decision:
 
@@ -9,7 +9,7 @@ multipliers) and then, at each decision:
   opponent holds a card of that month (hypergeometric), and for every card the
   chance that each player still gets it.
 * **Yaku progress.** A capture pile is worth its exact yaku total
-  (:class:`~koikoi.scoring.Scorer`) plus, for each yaku still reachable under the
+  (:class:`~koikoi.game.scoring.Scorer`) plus, for each yaku still reachable under the
   active rules, its points times the chance of collecting the missing cards.
   A card in the opponent's pile kills every yaku that needs it.
 * **Denial.** A hand play is scored as the change of (own potential) minus
@@ -30,8 +30,8 @@ Ties are broken with the injected random generator, so the agent is
 deterministic given it.
 
 >>> import random
->>> from koikoi.engine import Match
->>> from koikoi.views import view_of
+>>> from koikoi.game.engine import Match
+>>> from koikoi.game.views import view_of
 >>> m = Match(seed=4)
 >>> agent = HeuristicAgent()
 >>> agent.act(view_of(m, m.current), random.Random(0)) in m.legal_ids()
@@ -47,13 +47,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from koikoi.actions import (
+from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
     PLAY_TARGET_BASE,
     TAKE_BASE,
 )
-from koikoi.cards import (
+from koikoi.game.cards import (
     AKATAN,
     ANIMALS,
     AOTAN,
@@ -63,11 +63,11 @@ from koikoi.cards import (
     RIBBONS,
     card_list,
 )
-from koikoi.engine import Phase
-from koikoi.errors import InvalidInputError
-from koikoi.rules import Rules
-from koikoi.scoring import Scorer, YakuResult
-from koikoi.views import PlayerView
+from koikoi.game.engine import Phase
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import Rules
+from koikoi.game.scoring import Scorer, YakuResult
+from koikoi.game.views import PlayerView
 
 __all__ = ["HeuristicAgent", "Target", "from_spec", "targets_for"]
 
@@ -104,7 +104,7 @@ def targets_for(rules: Rules, month: int, called: bool) -> tuple[Target, ...]:
     Plains when ``yaku.sake_cup`` lets it; viewing yaku take their points after
     koi-koi when ``called``.
 
-    >>> from koikoi.rules import get_rules
+    >>> from koikoi.game.rules import get_rules
     >>> names = [t.name for t in targets_for(get_rules("leaflet"), 1, False)]
     >>> "hanami" in names, "akatan" in names
     (False, True)

@@ -20,13 +20,13 @@ past play gives a factor that depends on the candidate hand only through a sum
 over its cards: swapping one card of a candidate changes each sum by two terms.
 
 Everything here is public: the round's plays with the field each was made on
-(:attr:`~koikoi.views.PlayerView.plays`) and the cards this player cannot see.
+(:attr:`~koikoi.game.views.PlayerView.plays`) and the cards this player cannot see.
 A view without them (one built from a position) gets no hand pool, and the
-search falls back to the :attr:`~koikoi.views.PlayerView.declined` months.
+search falls back to the :attr:`~koikoi.game.views.PlayerView.declined` months.
 
 >>> import random
->>> from koikoi.engine import Match
->>> from koikoi.views import view_of
+>>> from koikoi.game.engine import Match
+>>> from koikoi.game.views import view_of
 >>> m = Match(seed=3)
 >>> for _ in range(4):
 ...     m.apply(m.legal_ids()[0])
@@ -45,10 +45,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from koikoi.agents.base import card_value
-from koikoi.cards import card_list
-from koikoi.engine import CARD_MONTH_MASK
-from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView
+from koikoi.game.cards import card_list
+from koikoi.game.engine import CARD_MONTH_MASK
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.views import PlayerView
 
 if TYPE_CHECKING:
     import numpy as np

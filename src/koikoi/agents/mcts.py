@@ -1,7 +1,7 @@
 """A search player: determinized Monte Carlo evaluation (PIMC) of every legal action.
 
-:class:`MCTSAgent` sees only its :class:`~koikoi.views.PlayerView`. Each
-iteration re-deals the cards it cannot see (:func:`koikoi.views.determinize`:
+:class:`MCTSAgent` sees only its :class:`~koikoi.game.views.PlayerView`. Each
+iteration re-deals the cards it cannot see (:func:`koikoi.game.views.determinize`:
 the opponent's hand and the stock, uniformly among the unseen cards), then
 evaluates **every** legal action on that same deal: it applies the action to a
 copy of the round and plays the rest of the round out ``rollouts`` times with a
@@ -17,8 +17,8 @@ drawn card, koi-koi or stop) and every rule set: the rules come with the view,
 and the rollouts play them through the engine (or the compiled kernel, which
 encodes every round-level option).
 
-Playouts use the compiled kernel (:mod:`koikoi.agents.kernel`, numba) when it
-is available, else a pure-Python rollout on :meth:`~koikoi.engine.Round.clone`.
+Playouts use the compiled kernel (:mod:`koikoi.kernel`, numba) when it
+is available, else a pure-Python rollout on :meth:`~koikoi.game.engine.Round.clone`.
 The ``greedy`` rollout policy (capture the most card value, stop at once) makes
 a much stronger player than uniformly random rollouts (see docs/agents.md).
 
@@ -28,8 +28,8 @@ never overruns by more than one batch), or both (whichever ends first). The
 compiled kernel is loaded before the clock starts on the first decision.
 
 >>> import random
->>> from koikoi.engine import Match
->>> from koikoi.views import view_of
+>>> from koikoi.game.engine import Match
+>>> from koikoi.game.views import view_of
 >>> m = Match(seed=4)
 >>> agent = MCTSAgent(iterations=4, rollouts=4)
 >>> agent.act(view_of(m, m.current), random.Random(0)) in m.legal_ids()
@@ -45,11 +45,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from koikoi.agents.base import ActionValue
-from koikoi.engine import Phase, Round
-from koikoi.errors import InvalidInputError
-from koikoi.rules import Rules
-from koikoi.scoring import Scorer
-from koikoi.views import PlayerView, determinize
+from koikoi.game.engine import Phase, Round
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import Rules
+from koikoi.game.scoring import Scorer
+from koikoi.game.views import PlayerView, determinize
 
 __all__ = [
     "INFER_MODES",
@@ -86,7 +86,7 @@ INFER_SLACK: Final = 0.1
 """With ``infer``: the share of re-deals that ignore what the opponent's lays suggest."""
 INFER_MODES: Final[tuple[str, ...]] = ("off", "lays", "plays")
 """How the opponent's hand is re-dealt: uniformly (``off``); their lays' months last
-(``lays``: :attr:`~koikoi.views.PlayerView.declined`); or drawn from the posterior
+(``lays``: :attr:`~koikoi.game.views.PlayerView.declined`); or drawn from the posterior
 given all their plays this round (``plays``: :mod:`koikoi.agents.inference`)."""
 HAND_POOL: Final = 512
 """Opponent hands drawn from the posterior per decision under ``infer=plays``."""
@@ -110,11 +110,11 @@ def rollout_values(rnd: Round, n: int, seed: int, policy: str = "greedy") -> lis
 
     The value of one playout is the settlement's points if player 0 wins the
     round, minus the points if player 1 wins, 0 if nobody scores; the same
-    policies as :func:`koikoi.agents.kernel.playouts`, without numba or numpy.
+    policies as :func:`koikoi.kernel.playouts`, without numba or numpy.
     """
     if policy not in POLICIES:
         raise InvalidInputError(f"unknown rollout policy {policy!r}: allowed {', '.join(POLICIES)}")
-    from koikoi.agents.kernel import python_values
+    from koikoi.kernel import python_values
 
     return python_values(rnd, n, seed, policy)
 
@@ -128,7 +128,7 @@ def rollout_value(rnd: Round, n: int, seed: int, policy: str = "greedy") -> floa
 def _kernel() -> Any:
     """The kernel module when the compiled kernel can be used, else None."""
     try:
-        from koikoi.agents import kernel
+        from koikoi import kernel
     except ImportError:  # pragma: no cover - the kernel module ships with the package
         return None
     return kernel if kernel.available() else None
@@ -248,7 +248,7 @@ class MCTSAgent:
             (:data:`INFER_MODES`). ``"lays"`` (also ``True``, the default, measured
             stronger than none): a player who laid a hand card without capturing
             probably held no card of the months then on the field
-            (:attr:`~koikoi.views.PlayerView.declined`); such cards go to their
+            (:attr:`~koikoi.game.views.PlayerView.declined`); such cards go to their
             hand last, except in :data:`INFER_SLACK` of the re-deals. ``"plays"``:
             hands drawn from the posterior given every hand play of theirs this
             round (:func:`koikoi.agents.inference.opponent_hands`), falling back
@@ -380,7 +380,7 @@ class MCTSAgent:
                     f"{self.KIND}: backend=kernel needs numba and numpy: pip install 'koikoi[fast]'"
                 )
         if fn is not None:
-            from koikoi.engine import Match
+            from koikoi.game.engine import Match
 
             fn(Match(seed=0, events=False).round, 1, 0, self.policy)  # load or compile
             self._playouts = fn
@@ -531,7 +531,7 @@ class MCTSAgent:
         before averaging.
 
         With the compiled kernel, iterations run in batches inside it
-        (:class:`koikoi.agents.kernel.BatchSearch`), sized so that a batch takes
+        (:class:`koikoi.kernel.BatchSearch`), sized so that a batch takes
         at most :data:`BATCH_SHARE` of the time budget; otherwise one at a time
         on the reference engine, checking the clock after every action.
         """
@@ -548,7 +548,7 @@ class MCTSAgent:
         clock = time.perf_counter
         pool, avoid = self._deal_inputs(view, rng)
         if self._playouts is not None:
-            from koikoi.agents.kernel import BatchSearch
+            from koikoi.kernel import BatchSearch
 
             search = BatchSearch(
                 determinize(view, rng, scorer=scorer),

@@ -1,6 +1,6 @@
 """A learned value of a player's position: a small network over the information-state encoding.
 
-The network reads :func:`koikoi.envs.encoding.encode` of a player's view (the
+The network reads :func:`koikoi.kernel.encoding.encode` of a player's view (the
 active rules' yaku values and multipliers included) and predicts the round's
 net points for that player (points won minus points lost), learned from
 self-play: every position with a choice, seen by both players, labelled with
@@ -14,8 +14,8 @@ version, every input feature, the recipe (command and seed) and the training
 curve; a file that does not fit the current encoding is refused with an error
 that says what differs.
 
->>> from koikoi.engine import Match
->>> from koikoi.views import view_of
+>>> from koikoi.game.engine import Match
+>>> from koikoi.game.views import view_of
 >>> net = ValueNet.create(hidden=(8,), seed=0)
 >>> isinstance(net.value(view_of(Match(seed=1), 0)), float)
 True
@@ -38,9 +38,9 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from koikoi.envs import encoding
-from koikoi.errors import InvalidInputError
-from koikoi.views import PlayerView
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.views import PlayerView
+from koikoi.kernel import encoding
 
 __all__ = [
     "FORMAT",
@@ -255,9 +255,9 @@ def generate(
     result from both sides: the acting player's view and the waiting player's.
     """
     from koikoi.agents import make_agent
-    from koikoi.engine import Match
-    from koikoi.rules import load_rules
-    from koikoi.views import view_of
+    from koikoi.game.engine import Match
+    from koikoi.game.rules import load_rules
+    from koikoi.game.views import view_of
 
     if rounds < 1:
         raise InvalidInputError(f"rounds must be 1 or more, not {rounds}")

@@ -13,13 +13,13 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from koikoi.engine import Match, Round
-from koikoi.envs.encoding import FEATURES, MATCH_SCALE, ROUND_SCALE, SIZE, rule_features
-from koikoi.errors import InvalidInputError, KoiKoiError
-from koikoi.positions import parse_position
-from koikoi.rules import RANGES, Rules, load_rules
-from koikoi.scoring import Settlement
-from koikoi.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.game.engine import Match, Round
+from koikoi.game.errors import InvalidInputError, KoiKoiError
+from koikoi.game.positions import parse_position
+from koikoi.game.rules import RANGES, Rules, load_rules
+from koikoi.game.scoring import Settlement
+from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.kernel.encoding import FEATURES, MATCH_SCALE, ROUND_SCALE, SIZE, rule_features
 
 __all__ = [
     "EPISODES",
@@ -298,7 +298,7 @@ class Runner:
 
     def text(self) -> str:
         """A human-readable line: the full position, or how the episode ended."""
-        from koikoi.positions import position
+        from koikoi.game.positions import position
 
         rnd = self.round
         if rnd is None:

@@ -1,9 +1,9 @@
 """Koi-Koi as a single-agent Gymnasium environment: one seat against any agent.
 
-A thin adapter over :class:`~koikoi.engine.Match`, the encoding of
-:mod:`koikoi.envs.encoding` and the agents of :mod:`koikoi.agents` (the
+A thin adapter over :class:`~koikoi.game.engine.Match`, the encoding of
+:mod:`koikoi.kernel.encoding` and the agents of :mod:`koikoi.agents` (the
 opponent is built with :func:`~koikoi.agents.make_agent` and sees only its own
-:class:`~koikoi.views.PlayerView`). Needs ``pip install 'koikoi[rl]'``.
+:class:`~koikoi.game.views.PlayerView`). Needs ``pip install 'koikoi[rl]'``.
 
 Importing this module registers ``"koikoi/KoiKoi-v0"``::
 
@@ -18,7 +18,7 @@ Importing this module registers ``"koikoi/KoiKoi-v0"``::
   (``observation="dict"``), or the float32 vector alone (``observation="vector"``;
   the mask is then in ``info["action_mask"]``). :meth:`KoiKoiEnv.action_masks`
   gives the mask either way, as sb3-contrib's ``MaskablePPO`` asks for it.
-* Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.actions`.
+* Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.game.actions`.
 * The reward comes at the end of the episode (``episode="round"`` or
   ``"match"``): ``reward="points"`` (the seat's score change), ``"net"`` (own
   change minus the opponent's) or ``"win"`` (+1 / -1 / 0). ``info["points"]``
@@ -41,12 +41,12 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 
-from koikoi.actions import NUM_ACTIONS
 from koikoi.agents import Agent, make_agent
 from koikoi.envs._runner import Runner, check_choice, observation_bounds, resolve_rules
-from koikoi.envs.encoding import action_mask, encode
-from koikoi.errors import InvalidInputError
-from koikoi.rules import Rules
+from koikoi.game.actions import NUM_ACTIONS
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import Rules
+from koikoi.kernel.encoding import action_mask, encode
 
 __all__ = ["ENV_ID", "KoiKoiEnv"]
 
@@ -145,7 +145,7 @@ class KoiKoiEnv(gymnasium.Env[Any, np.int64]):
 
         ``seed`` deals the match of ``Match(rules, seed=seed)`` (and seeds the
         opponent and the seat draw); ``options={"position": TEXT}`` starts from a
-        position (:mod:`koikoi.positions`) instead, with ``episode="round"``.
+        position (:mod:`koikoi.game.positions`) instead, with ``episode="round"``.
 
         Raises:
             InvalidInputError: a bad seed, an unknown option or a bad position.

@@ -8,9 +8,9 @@ Importing this module registers the game with ``pyspiel``::
     game = pyspiel.load_game("koikoi", {"rules": "leaflet", "episode": "round"})
 
 Needs ``pip install 'koikoi[rl]'``. A thin adapter over
-:class:`~koikoi.engine.Match`: the game (static facts, parameters) is separate
+:class:`~koikoi.game.engine.Match`: the game (static facts, parameters) is separate
 from the state; observations come from the information-state encoding of
-:mod:`koikoi.envs.encoding`.
+:mod:`koikoi.kernel.encoding`.
 
 Parameters (strings):
 
@@ -26,19 +26,19 @@ Parameters (strings):
 ``game.first_dealer`` gives). Each deal then takes 47 chance nodes that choose
 the shuffled deck card by card, uniformly among the cards not yet placed (the
 48th is forced): the dealer's hand, the other hand, the field, then the stock,
-top card first, as in :attr:`Match.deals <koikoi.engine.Match.deals>`. A redeal
+top card first, as in :attr:`Match.deals <koikoi.game.engine.Match.deals>`. A redeal
 or the next round of a match deals again the same way. Chance outcomes are card
 ids 0..47.
 
 **Observations.** The information-state tensor and the observation tensor are
-the same: :func:`~koikoi.envs.encoding.encode` of the player's view; the
-strings are :func:`~koikoi.envs.encoding.info_state_string` (the view's
+the same: :func:`~koikoi.kernel.encoding.encode` of the player's view; the
+strings are :func:`~koikoi.kernel.encoding.info_state_string` (the view's
 position text, which sums up the history: piles, declined months, koi-koi
 calls). During a deal they say only what is public (round, match scores, cards
 dealt), and the tensor is zeros; at the end they describe the settlement.
 
 :meth:`KoiKoiState.resample_from_infostate` re-deals what the player cannot see
-(the opponent's hand and the stock order, see :func:`~koikoi.views.determinize`)
+(the opponent's hand and the stock order, see :func:`~koikoi.game.views.determinize`)
 into the current round's deck, uniformly among the deals consistent with the
 player's information. :meth:`KoiKoiGame.state_from_position` starts a state at
 a position (``episode="round"``) for analysis and search.
@@ -54,9 +54,6 @@ import numpy as np
 import numpy.typing as npt
 import pyspiel
 
-from koikoi.actions import NUM_ACTIONS, describe_action_id
-from koikoi.cards import CODES, card_list
-from koikoi.engine import Match, Round
 from koikoi.envs._runner import (
     EPISODES,
     REWARDS,
@@ -65,12 +62,15 @@ from koikoi.envs._runner import (
     returns_of,
     round_points_bound,
 )
-from koikoi.envs.encoding import SIZE, encode, info_state_string
-from koikoi.errors import IllegalActionError, InvalidInputError
-from koikoi.positions import parse_position
-from koikoi.rules import Rules
-from koikoi.scoring import Settlement
-from koikoi.views import PlayerView, determinize, view_of_round
+from koikoi.game.actions import NUM_ACTIONS, describe_action_id
+from koikoi.game.cards import CODES, card_list
+from koikoi.game.engine import Match, Round
+from koikoi.game.errors import IllegalActionError, InvalidInputError
+from koikoi.game.positions import parse_position
+from koikoi.game.rules import Rules
+from koikoi.game.scoring import Settlement
+from koikoi.game.views import PlayerView, determinize, view_of_round
+from koikoi.kernel.encoding import SIZE, encode, info_state_string
 
 __all__ = ["GAME_TYPE", "KoiKoiGame", "KoiKoiObserver", "KoiKoiState"]
 
@@ -194,7 +194,7 @@ class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
         return KoiKoiState(self)
 
     def state_from_position(self, text: str) -> KoiKoiState:
-        """A state at a position (:mod:`koikoi.positions`): a full position as it
+        """A state at a position (:mod:`koikoi.game.positions`): a full position as it
         is, a view position with its hidden cards re-dealt at random. The game
         ends at the round's settlement.
 
@@ -526,7 +526,7 @@ class KoiKoiState(pyspiel.State):  # type: ignore[misc]
         core = self._core
         if core.dealing or core.over or core.round is None:
             return core.public_string()
-        from koikoi.positions import position
+        from koikoi.game.positions import position
 
         return position(core.round, match_scores=core.scores, rounds=core.rounds)
 

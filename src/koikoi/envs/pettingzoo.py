@@ -1,14 +1,14 @@
 """Koi-Koi as a PettingZoo AEC environment (two learners, turn by turn).
 
-A thin adapter over :class:`~koikoi.engine.Match` and the information-state
-encoding of :mod:`koikoi.envs.encoding`, in the manner of PettingZoo's classic
+A thin adapter over :class:`~koikoi.game.engine.Match` and the information-state
+encoding of :mod:`koikoi.kernel.encoding`, in the manner of PettingZoo's classic
 games. Needs ``pip install 'koikoi[rl]'``.
 
 * Agents ``"player_0"`` and ``"player_1"`` are the engine's players 0 and 1.
 * Observation: ``{"observation": float32[SIZE], "action_mask": int8[NUM_ACTIONS]}``
-  from the agent's own :class:`~koikoi.views.PlayerView` only; the mask is all
+  from the agent's own :class:`~koikoi.game.views.PlayerView` only; the mask is all
   zeros when it is not the agent's turn.
-* Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.actions`.
+* Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.game.actions`.
 * Rewards come at the end of the episode (``episode="round"``: one round;
   ``"match"``: the whole match): ``reward="points"`` gives each player's score
   change (the settlements' deltas), ``"net"`` own change minus the opponent's,
@@ -16,10 +16,10 @@ games. Needs ``pip install 'koikoi[rl]'``.
 * :func:`env` wraps :class:`raw_env` like PettingZoo's classic games: an illegal
   action ends the game with reward -1 for the player who took it and 0 for the
   other (``TerminateIllegalWrapper``). :class:`raw_env` raises
-  :class:`~koikoi.errors.IllegalActionError` instead.
+  :class:`~koikoi.game.errors.IllegalActionError` instead.
 * ``reset(seed=s)`` deals the match of ``Match(rules, seed=s)``; later unseeded
   resets follow from it. ``reset(options={"position": TEXT})`` starts from a
-  position (:mod:`koikoi.positions`; a view position's hidden cards are re-dealt).
+  position (:mod:`koikoi.game.positions`; a view position's hidden cards are re-dealt).
 
 >>> e = env(rules="leaflet")
 >>> e.reset(seed=1)
@@ -42,11 +42,11 @@ import numpy.typing as npt
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from koikoi.actions import NUM_ACTIONS
 from koikoi.envs._runner import Runner, check_choice, observation_bounds, resolve_rules
-from koikoi.envs.encoding import action_mask, encode
-from koikoi.errors import InvalidInputError
-from koikoi.rules import Rules
+from koikoi.game.actions import NUM_ACTIONS
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import Rules
+from koikoi.kernel.encoding import action_mask, encode
 
 __all__ = ["AGENTS", "env", "raw_env"]
 

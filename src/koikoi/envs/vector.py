@@ -6,7 +6,7 @@ settles and re-deals the rounds that end, and writes into preallocated numpy
 arrays, for the player to act in each round:
 
 * ``observations`` (float32, ``n x encoding.SIZE``): exactly
-  ``encoding.encode(view)`` of that player's :class:`~koikoi.views.PlayerView`;
+  ``encoding.encode(view)`` of that player's :class:`~koikoi.game.views.PlayerView`;
 * ``legal_ids`` (int16, ``n x MAX_LEGAL``: the legal action ids in
   ``Round.legal_ids()`` order, then -1) and ``legal_counts`` (int16, ``n``);
   with ``dense_mask=True`` also ``masks`` (int8, ``n x NUM_ACTIONS``, exactly
@@ -17,12 +17,12 @@ arrays, for the player to act in each round:
   holds a new deal, whose first observation is in ``observations``);
 * ``players`` (int8, ``n``): the player to act.
 
-Every rule comes from the playout kernel (:mod:`koikoi.agents.kernel`), which is
+Every rule comes from the playout kernel (:mod:`koikoi.kernel`), which is
 checked against the reference engine; ``tests/envs/test_vector.py`` replays the
-simulator's rounds through :class:`~koikoi.engine.Round` and compares every
+simulator's rounds through :class:`~koikoi.game.engine.Round` and compares every
 observation, mask and reward. Needs numba (``pip install 'koikoi[fast]'``).
 
-Each episode is one round. A deal is what :class:`~koikoi.engine.Match` deals
+Each episode is one round. A deal is what :class:`~koikoi.game.engine.Match` deals
 (eight cards to each hand and eight to the field from a shuffled deck, the
 dealer leads) without the match-level chance: no redeal checks and no instant
 hands. The observation's match part is that of a match at the rules'
@@ -46,15 +46,15 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from koikoi.actions import NUM_ACTIONS, describe_action_id
-from koikoi.engine import Phase, Round
-from koikoi.envs import encoding
-from koikoi.errors import IllegalActionError, InvalidInputError
-from koikoi.rules import Rules, load_rules
+from koikoi.game.actions import NUM_ACTIONS, describe_action_id
+from koikoi.game.engine import Phase, Round
+from koikoi.game.errors import IllegalActionError, InvalidInputError
+from koikoi.game.rules import Rules, load_rules
+from koikoi.kernel import encoding
 
 if TYPE_CHECKING:
-    from koikoi.agents.kernel import KernelState
-    from koikoi.views import PlayerView
+    from koikoi.game.views import PlayerView
+    from koikoi.kernel import KernelState
 
 __all__ = ["MAX_LEGAL", "Deal", "VectorEnv", "VectorStep", "available", "benchmark"]
 
@@ -83,7 +83,7 @@ _ENCODING_VERSION: Final = 1
 def _impl() -> Any:
     """The compiled module, or None when numba (or numpy) cannot be imported."""
     try:
-        from koikoi.envs import _vector_impl
+        from koikoi.kernel import _vector_impl
     except ImportError:
         return None
     features = encoding.ROUND_FEATURES
@@ -94,8 +94,8 @@ def _impl() -> Any:
     if not layout_ok or _vector_impl.MAX_LEGAL != MAX_LEGAL:
         raise RuntimeError(
             f"the batched simulator writes encoding version {_ENCODING_VERSION}, but "
-            f"koikoi.envs.encoding is version {encoding.ENCODING_VERSION} with another "
-            "layout: update koikoi.envs._vector_impl.encode_obs"
+            f"koikoi.kernel.encoding is version {encoding.ENCODING_VERSION} with another "
+            "layout: update koikoi.kernel._vector_impl.encode_obs"
         )
     return _vector_impl
 
@@ -135,13 +135,13 @@ class Deal(NamedTuple):
     """The deal of one environment's current round."""
 
     deck: tuple[int, ...]
-    """The shuffled deck, as :attr:`koikoi.engine.Match.deals`: cards 0-7 to the
+    """The shuffled deck, as :attr:`koikoi.game.engine.Match.deals`: cards 0-7 to the
     dealer, 8-15 to the other player, 16-23 to the field, 24-47 the stock (top first)."""
     dealer: int
     round_number: int
 
     def round(self, rules: Rules) -> Round:
-        """A fresh :class:`~koikoi.engine.Round` of this deal (events off)."""
+        """A fresh :class:`~koikoi.game.engine.Round` of this deal (events off)."""
         hands = [0, 0]
         hands[self.dealer] = sum(1 << c for c in self.deck[0:8])
         hands[1 - self.dealer] = sum(1 << c for c in self.deck[8:16])
@@ -184,7 +184,7 @@ class VectorEnv:
 
     Args:
         n: the number of environments (1 or more).
-        rules: a preset name, a house-rules file, or a :class:`~koikoi.rules.Rules`.
+        rules: a preset name, a house-rules file, or a :class:`~koikoi.game.rules.Rules`.
         seed: seeds the deals; the same seed gives the same rounds in each
             environment (environment ``i``'s deals do not depend on ``n``, nor on
             the actions played).
@@ -228,7 +228,7 @@ class VectorEnv:
             else _choice("round_number", round_number, range(1, self.rounds + 1), "random")
         )
         self.dense_mask = bool(dense_mask)
-        from koikoi.agents import kernel
+        from koikoi import kernel
 
         self._impl = impl
         self._rules_arr = kernel.encode_rules(self.rules)
@@ -265,12 +265,12 @@ class VectorEnv:
 
     @property
     def observation_size(self) -> int:
-        """Values per observation (:data:`koikoi.envs.encoding.SIZE`)."""
+        """Values per observation (:data:`koikoi.kernel.encoding.SIZE`)."""
         return encoding.SIZE
 
     @property
     def num_actions(self) -> int:
-        """The size of the action space (:data:`koikoi.actions.NUM_ACTIONS`)."""
+        """The size of the action space (:data:`koikoi.game.actions.NUM_ACTIONS`)."""
         return NUM_ACTIONS
 
     def _result(self) -> VectorStep:
@@ -410,14 +410,15 @@ class VectorEnv:
 
     def kernel_state(self, i: int) -> KernelState:
         """Copies of environment ``i``'s kernel arrays (as
-        :func:`koikoi.agents.kernel.encode_round` writes them)."""
-        from koikoi.agents.kernel import KernelState
+        :func:`koikoi.kernel.encode_round` writes them)."""
+        from koikoi.kernel import KernelState
 
         i = self._index(i)
         return KernelState(self._states[i].copy(), self._stocks[i].copy())
 
     def round(self, i: int) -> Round:
-        """Environment ``i``'s current round as a :class:`~koikoi.engine.Round` (events off)."""
+        """Environment ``i``'s current round as a :class:`~koikoi.game.engine.Round`
+        (events off)."""
         i = self._index(i)
         k = self._impl.kernel_impl
         s = [int(v) for v in self._states[i]]
@@ -450,7 +451,7 @@ class VectorEnv:
 
     def view(self, i: int) -> PlayerView:
         """The view of environment ``i``'s player to act, as the observation encodes it."""
-        from koikoi.views import view_of_round
+        from koikoi.game.views import view_of_round
 
         rnd = self.round(i)
         return view_of_round(

@@ -11,7 +11,7 @@ that created the game), then over that group's games. An address playing eight
 games against the expert gets the workers as often as an address playing one.
 
 A worker gets only what the AI seat may know (:class:`Decision`: its
-:class:`~koikoi.views.PlayerView`, without the event history, which no agent
+:class:`~koikoi.game.views.PlayerView`, without the event history, which no agent
 reads and which would be most of what travels) and the seed of the decision's
 random generator, derived one-way from the match seed (:func:`decision_seed`):
 the same seeded game makes the same decisions.
@@ -55,11 +55,11 @@ import anyio.to_thread
 
 from koikoi.agents import Agent, make_agent
 from koikoi.agents.base import ActionValue
-from koikoi.errors import KoiKoiError
-from koikoi.opponents import hint_values, preload_agent
-from koikoi.rules import Rules
+from koikoi.features.opponents import hint_values, preload_agent
+from koikoi.game.errors import KoiKoiError
+from koikoi.game.rules import Rules
+from koikoi.game.views import PlayerView
 from koikoi.server.logs import LOGGER_NAME, log_event
-from koikoi.views import PlayerView
 
 __all__ = [
     "AIPool",

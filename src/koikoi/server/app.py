@@ -44,19 +44,20 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from koikoi import __version__, i18n
-from koikoi.cards import parse_cards
-from koikoi.errors import InvalidInputError, KoiKoiError, RulesError
-from koikoi.keeper import (
+from koikoi import i18n
+from koikoi.features.keeper import (
     PLAYER_LETTERS,
     NoYakuError,
     RoundEntry,
     ScoreSheet,
     needs_first_dealer,
 )
-from koikoi.opponents import LEVEL_CHOICES
-from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
-from koikoi.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
+from koikoi.features.opponents import LEVEL_CHOICES
+from koikoi.game import __version__
+from koikoi.game.cards import parse_cards
+from koikoi.game.errors import InvalidInputError, KoiKoiError, RulesError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
+from koikoi.game.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
 from koikoi.server import catalog
 from koikoi.server.hub import CLOSE, Connection, ConnectionRefused, Hub, ServerConfig
 from koikoi.server.logs import LOGGER_NAME, fault_fields, log_event
@@ -474,7 +475,7 @@ def _keeper_rules(preset: str, house: str | None) -> Rules:
 
 
 async def api_score(request: Request) -> Response:
-    """The score keeper: score a capture pile with :func:`koikoi.scoring.score_cards`."""
+    """The score keeper: score a capture pile with :func:`koikoi.game.scoring.score_cards`."""
     try:
         _rate(request, "score")
         req = parse_score_request(await _json_body(request))
@@ -601,7 +602,7 @@ def _keeper_entry(report: KeeperRound, where: str) -> RoundEntry:
 
 
 async def api_keeper(request: Request) -> Response:
-    """The match score keeper: the whole match so far, scored by :mod:`koikoi.keeper`.
+    """The match score keeper: the whole match so far, scored by :mod:`koikoi.features.keeper`.
 
     The page keeps the match (its rounds as reported) and sends it whole; the answer
     is the score sheet (every round's settlement, the running totals, the match end

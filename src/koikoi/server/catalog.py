@@ -1,8 +1,8 @@
 """Names and card art the web client needs, from the core modules (no I/O).
 
 :func:`card_catalog` lists the 48 cards with their English and Japanese names
-(``koikoi.cards.ENGLISH_NAMES``, ``MONTH_NAMES_JA``) and an accessible label.
-:func:`card_image` returns one card's SVG from :mod:`koikoi.render.svg` (the
+(``koikoi.game.cards.ENGLISH_NAMES``, ``MONTH_NAMES_JA``) and an accessible label.
+:func:`card_image` returns one card's SVG from :mod:`koikoi.features.svg` (the
 same art as everywhere else).
 """
 
@@ -12,10 +12,10 @@ import functools
 import re
 from typing import Any, Final
 
-from koikoi.cards import CODES, ENGLISH_NAMES, KINDS, MONTH_NAMES, MONTH_NAMES_JA, MONTHS, Kind
-from koikoi.render import svg
-from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
-from koikoi.scoring import YAKU_NAMES, YAKU_ORDER
+from koikoi.features import svg
+from koikoi.features.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN
+from koikoi.game.cards import CODES, ENGLISH_NAMES, KINDS, MONTH_NAMES, MONTH_NAMES_JA, MONTHS, Kind
+from koikoi.game.scoring import YAKU_NAMES, YAKU_ORDER
 
 __all__ = [
     "CARD_NAMES_JA",
@@ -98,9 +98,9 @@ def card_catalog() -> list[dict[str, Any]]:
 def yaku_catalog() -> dict[str, list[str]]:
     """Yaku key -> [English, Japanese, what it needs], in display order.
 
-    What it needs is :data:`koikoi.rules_help.YAKU_NEEDS`, where ``{extra}``
+    What it needs is :data:`koikoi.features.rules_help.YAKU_NEEDS`, where ``{extra}``
     stands for ``yaku.extra`` (the page drops the bracket when it is 0). A yaku
-    of :data:`~koikoi.rules_help.YAKU_NEEDS_WHEN` has two more entries: the
+    of :data:`~koikoi.features.rules_help.YAKU_NEEDS_WHEN` has two more entries: the
     true/false option (``"yaku.sanko_with_rainman"``) and what it needs when that
     option is true.
     """
@@ -111,8 +111,8 @@ def yaku_catalog() -> dict[str, list[str]]:
 
 
 def art_source() -> str:
-    """Where the card art comes from (:mod:`koikoi.render.svg`)."""
-    return "koikoi.render.svg"
+    """Where the card art comes from (:mod:`koikoi.features.svg`)."""
+    return "koikoi.features.svg"
 
 
 @functools.lru_cache(maxsize=128)

@@ -37,9 +37,10 @@ import anyio
 import anyio.to_thread
 
 from koikoi.agents import make_agent
-from koikoi.errors import KoiKoiError, RulesError
-from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC
-from koikoi.rules import Rules, get_rules, load_rules_text
+from koikoi.features.opponents import DEFAULT_OPPONENT, HINT_SPEC
+from koikoi.features.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
+from koikoi.game.errors import KoiKoiError, RulesError
+from koikoi.game.rules import Rules, get_rules, load_rules_text
 from koikoi.server.aipool import (
     AIPool,
     AIUnavailable,
@@ -75,7 +76,6 @@ from koikoi.server.rooms import (
     token_hash,
 )
 from koikoi.server.storage import NewGame, SeatData, Storage
-from koikoi.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
 
 if TYPE_CHECKING:
     from koikoi.server.cluster import Cluster
@@ -654,7 +654,9 @@ class Hub:
                     "on this server: finish one or try again later",
                 )
         if tutorial:
-            seed = TUTORIAL_SEED  # the guided round's fixed deal (public, in koikoi.tutorial)
+            seed = (
+                TUTORIAL_SEED  # the guided round's fixed deal (public, in koikoi.features.tutorial)
+            )
         else:
             seed = req.seed if req.seed is not None else secrets.randbelow(2**62)
         game_id = new_game_id()

@@ -9,7 +9,7 @@ alone opens the player's statistics, history and replays.
 After creating or joining a game the browser **links** its seat to the player
 (``POST /api/players/games`` with the key and the seat token, which proves the
 seat). A linked game counts in the player's statistics once it is finished;
-the statistics are :func:`koikoi.stats.summarize` over the stored records.
+the statistics are :func:`koikoi.features.stats.summarize` over the stored records.
 
 Two tables, added beside those of :mod:`~koikoi.server.storage` (same
 metadata, created with them): ``players`` (``id``, ``key_hash``, ``name``,
@@ -41,12 +41,13 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from koikoi.errors import KoiKoiError
-from koikoi.opponents import LEVEL_CHOICES
-from koikoi.ratings import Rating
-from koikoi.ratings import update as rating_update
-from koikoi.record import record_from_dict
-from koikoi.rules import PRESET_NAMES
+from koikoi.features.opponents import LEVEL_CHOICES
+from koikoi.features.ratings import Rating
+from koikoi.features.ratings import update as rating_update
+from koikoi.features.stats import GameLine, game_line, summarize_lines
+from koikoi.game.errors import KoiKoiError
+from koikoi.game.record import record_from_dict
+from koikoi.game.rules import PRESET_NAMES
 from koikoi.server.hub import run_storage
 from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
 from koikoi.server.logs import LOGGER_NAME, log_event
@@ -59,7 +60,6 @@ from koikoi.server.protocol import (
 from koikoi.server.records import replay_frames
 from koikoi.server.rooms import agent_name, new_token, token_hash
 from koikoi.server.storage import Base, GameRow, SeatRow, Storage
-from koikoi.stats import GameLine, game_line, summarize_lines
 
 __all__ = [
     "MAX_STATS_GAMES",
@@ -593,7 +593,7 @@ class PlayerService:
         return {"type": "linked", "game": req.game, "seat": seat}
 
     async def stats(self, req: KeyRequest) -> dict[str, Any]:
-        """The player's statistics (:func:`koikoi.stats.summarize_lines`) and games."""
+        """The player's statistics (:func:`koikoi.features.stats.summarize_lines`) and games."""
         player = await self._player(req.key)
         games = await self._db(self.store.finished_games, player.id)
         lines, finished, bad = await anyio.to_thread.run_sync(_lines, games)

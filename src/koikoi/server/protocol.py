@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from koikoi.actions import NUM_ACTIONS
-from koikoi.opponents import LEVEL_CHOICES
-from koikoi.rules import PRESET_NAMES
+from koikoi.features.opponents import LEVEL_CHOICES
+from koikoi.game.actions import NUM_ACTIONS
+from koikoi.game.rules import PRESET_NAMES
 
 __all__ = [
     "AGENT_CHOICES",
@@ -75,7 +75,7 @@ MAX_NAME_CHARS: Final = 40
 MAX_REF_CHARS: Final = 64
 MODES: Final = ("ai", "friend", "tutorial")
 """Kinds of game: against the AI, against a friend by invite link, or the guided
-first round ("Learn to play", :mod:`koikoi.tutorial`: fixed deal, rules and opponent)."""
+first round ("Learn to play", :mod:`koikoi.features.tutorial`: fixed deal, rules and opponent)."""
 LEVEL_AGENTS: Final[tuple[str, ...]] = tuple(choice.agent for choice in LEVEL_CHOICES)
 """The AI levels the client offers, weakest first: ``level:1`` … ``level:7``, ``expert``."""
 LEGACY_AGENTS: Final = ("random", "greedy", "heuristic", "mcts")

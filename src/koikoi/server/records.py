@@ -1,13 +1,13 @@
 """Game records of the web game and step-through replay frames (no I/O).
 
-A finished game is kept as a :class:`koikoi.record.GameRecord` (JSON, see
+A finished game is kept as a :class:`koikoi.game.record.GameRecord` (JSON, see
 docs/records.md): the same format ``koikoi replay`` reads.
-:func:`replay_frames` replays a record with :func:`koikoi.record.iter_steps`
+:func:`replay_frames` replays a record with :func:`koikoi.game.record.iter_steps`
 (every deck, action and settlement checked) into the frames the replay page
 steps through. Frames show both hands and the stock count: they are only built
 for finished games, where nothing is hidden any more.
 
-Each frame also tells its step in words (:class:`koikoi.narrate.Narrator`, in the
+Each frame also tells its step in words (:class:`koikoi.features.narrate.Narrator`, in the
 page's language), the same words as the terminal replay, and, when an analysis
 of the record is at hand (given beside the record, or carried in its
 ``meta["analysis"]``), marks the move as a mistake where it lost clearly against
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from koikoi.cards import CODES, format_cards
-from koikoi.engine import Match
-from koikoi.errors import KoiKoiError, RecordError
+from koikoi.features.narrate import Mistake, Narrator, mistakes_from_analysis, record_analysis
+from koikoi.game.cards import CODES, format_cards
+from koikoi.game.engine import Match
+from koikoi.game.errors import KoiKoiError, RecordError
+from koikoi.game.record import GameRecord, ReplayStep, distinct_names, iter_steps, record_from_dict
 from koikoi.i18n import player_name
-from koikoi.narrate import Mistake, Narrator, mistakes_from_analysis, record_analysis
-from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps, record_from_dict
 
 __all__ = [
     "MAX_REPLAY_ACTIONS",
@@ -58,7 +58,7 @@ def record_of(
 def build_record(
     match: Match, *, game_id: str, mode: str, players: Sequence[dict[str, Any]]
 ) -> str:
-    """The record of a match as JSON text (``koikoi.record`` format)."""
+    """The record of a match as JSON text (``koikoi.game.record`` format)."""
     return record_of(match, game_id=game_id, mode=mode, players=players).to_json()
 
 

@@ -1,14 +1,14 @@
 """Game sessions of the web game: seats, validation, views, AI turns (no I/O).
 
-A :class:`Room` wraps one :class:`~koikoi.engine.Match`. It checks a client's
+A :class:`Room` wraps one :class:`~koikoi.game.engine.Match`. It checks a client's
 ``act`` message (turn, sequence number, legality — the engine's checked
 ``Match.apply`` has the last word), applies it, and builds the messages each
-seat may see: :func:`~koikoi.views.view_of` for that seat and the events
-:meth:`~koikoi.engine.Event.visible_to` it, each tagged with the deal it
+seat may see: :func:`~koikoi.game.views.view_of` for that seat and the events
+:meth:`~koikoi.game.engine.Event.visible_to` it, each tagged with the deal it
 belongs to. Storage and sockets live elsewhere (``storage``, ``hub``); a Room
 can be rebuilt at any time from its rules, seed and action ids.
 
->>> from koikoi.rules import get_rules
+>>> from koikoi.game.rules import get_rules
 >>> room = Room("g1", mode="friend", rules=get_rules("nintendo"), seed=5,
 ...             seats=(SeatInfo("human"), SeatInfo("human")), watch_hash="")
 >>> other = 1 - room.match.current
@@ -29,17 +29,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from koikoi.actions import describe_action_id
 from koikoi.agents import Agent, make_agent
 from koikoi.agents.base import ActionValue
-from koikoi.engine import Match, Phase
-from koikoi.errors import KoiKoiError, RecordError
-from koikoi.opponents import level_choice, ranked
-from koikoi.progress import yaku_progress
-from koikoi.rules import Rules
+from koikoi.features.opponents import level_choice, ranked
+from koikoi.features.progress import yaku_progress
+from koikoi.features.tutorial import coach
+from koikoi.game.actions import describe_action_id
+from koikoi.game.engine import Match, Phase
+from koikoi.game.errors import KoiKoiError, RecordError
+from koikoi.game.rules import Rules
+from koikoi.game.views import PlayerView, view_of
 from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
-from koikoi.tutorial import coach
-from koikoi.views import PlayerView, view_of
 
 __all__ = [
     "FAST_AGENTS",
@@ -76,10 +76,10 @@ def progress_of(view: PlayerView) -> list[list[dict[str, Any]]]:
     impossible once the other player holds a card it needs or too few of its cards
     are left (or, for a viewing yaku, when its spoiler is in the pile); ``done`` means
     the yaku is made and scores. The pure logic is the terminal game's,
-    :func:`koikoi.progress.yaku_progress`.
+    :func:`koikoi.features.progress.yaku_progress`.
 
-    >>> from koikoi.engine import Match
-    >>> from koikoi.rules import get_rules
+    >>> from koikoi.game.engine import Match
+    >>> from koikoi.game.rules import get_rules
     >>> rows = progress_of(view_of(Match(get_rules("nintendo"), seed=1), 0))
     >>> sorted(rows[0][0])
     ['done', 'have', 'name', 'need', 'points', 'possible']
@@ -412,7 +412,7 @@ class Room:
         return msg
 
     def tutorial(self, seat: int) -> dict[str, Any]:
-        """The guided round's coaching for ``seat`` (:func:`koikoi.tutorial.coach`): every
+        """The guided round's coaching for ``seat`` (:func:`koikoi.features.tutorial.coach`): every
         lesson so far and what to do now, computed from the seat's own view."""
         cache = self._per_seq()
         key = f"tutorial:{seat}"

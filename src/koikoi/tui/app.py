@@ -19,10 +19,10 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from koikoi.errors import KoiKoiError
+from koikoi.features.opponents import HINT_SPEC
+from koikoi.game.errors import KoiKoiError
+from koikoi.game.rules import get_rules
 from koikoi.i18n import N_, t
-from koikoi.opponents import HINT_SPEC
-from koikoi.rules import get_rules
 from koikoi.tui.controller import GameController
 from koikoi.tui.dialogs import QuitDialog
 from koikoi.tui.game import GameScreen
@@ -53,7 +53,7 @@ class KoiKoiApp(App[None]):
         pace: seconds per step of the opponent's turn (0: instant).
         stamp: makes the time stamp of record names (tests pass a fixed one).
         advisor: the agent spec of hints and koi-koi advice, whatever the opponent
-            (default :data:`~koikoi.opponents.HINT_SPEC`; tests pass a cheaper one).
+            (default :data:`~koikoi.features.opponents.HINT_SPEC`; tests pass a cheaper one).
         tutorial: start "Learn to play", the guided first round, at once.
     """
 

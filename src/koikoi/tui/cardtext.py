@@ -13,7 +13,7 @@ Bright, ``◆`` Animal, ``▬`` Ribbon, ``·`` Plain; special cards carry a seco
 mark: ``◎`` Sake cup, ``☂`` Rain man, ``ϟ`` Lightning, ``✎`` red poetry
 ribbon, ``≋`` blue ribbon.
 
->>> from koikoi.cards import Card
+>>> from koikoi.game.cards import Card
 >>> chip_lines(Card.WILLOW_RAIN_MAN)
 ['11L  ★ ☂ ', 'Willow   ', 'Rain man ']
 >>> card_caption(Card.CHRYSANTHEMUM_SAKE_CUP)
@@ -28,7 +28,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from koikoi.cards import CODES, KIND_MASKS, KINDS, MONTH_NAMES, Card, Kind, card_list
+from koikoi.game.cards import CODES, KIND_MASKS, KINDS, MONTH_NAMES, Card, Kind, card_list
 from koikoi.i18n import N_, language, t, td
 
 __all__ = [

@@ -1,16 +1,16 @@
 """The game behind the screen: the match, the AI opponent, what the human may see.
 
-The :class:`GameController` owns the :class:`~koikoi.engine.Match`; the
+The :class:`GameController` owns the :class:`~koikoi.game.engine.Match`; the
 screens draw only from :meth:`GameController.view` (the human's
-:class:`~koikoi.views.PlayerView`) and from :class:`Table` snapshots built from
+:class:`~koikoi.game.views.PlayerView`) and from :class:`Table` snapshots built from
 it, never from the round's hidden fields. No Textual here: the controller is
 tested on its own.
 
 The human is player 0, the AI player 1. The opponent is ``expert`` unless
-told otherwise; hints come from the advisor (:data:`koikoi.opponents.HINT_SPEC`,
+told otherwise; hints come from the advisor (:data:`koikoi.features.opponents.HINT_SPEC`,
 the expert with a short budget) whatever the opponent.
 
->>> from koikoi.rules import get_rules
+>>> from koikoi.game.rules import get_rules
 >>> game = GameController(get_rules("nintendo"), opponent="level:2", seed=1)
 >>> game.view().hand.bit_count(), game.view().opponent_hand_count, game.names[1]
 (8, 8, 'AI (Beginner)')
@@ -24,7 +24,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from koikoi.actions import (
+from koikoi.agents import Agent, make_agent
+from koikoi.agents.base import ActionValue
+from koikoi.features.narrate import Narrator
+from koikoi.features.opponents import (
+    DEFAULT_OPPONENT,
+    HINT_SPEC,
+    hint_values,
+    level_choice,
+    preload_agent,
+)
+from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
     PLAY_TARGET_BASE,
@@ -33,24 +43,20 @@ from koikoi.actions import (
     describe_action_id,
     interchangeable,
 )
-from koikoi.agents import Agent, make_agent
-from koikoi.agents.base import ActionValue
-from koikoi.cards import CODES, MONTH_NAMES
-from koikoi.engine import Event, Match, Phase, Round, month_of_round
-from koikoi.errors import IllegalActionError
-from koikoi.i18n import language, t, td, tn
-from koikoi.narrate import Narrator
-from koikoi.opponents import DEFAULT_OPPONENT, HINT_SPEC, hint_values, level_choice, preload_agent
-from koikoi.rules import Rules
-from koikoi.scoring import (
+from koikoi.game.cards import CODES, MONTH_NAMES
+from koikoi.game.engine import Event, Match, Phase, Round, month_of_round
+from koikoi.game.errors import IllegalActionError
+from koikoi.game.rules import Rules
+from koikoi.game.scoring import (
     YAKU_NAMES,
     Scorer,
     Settlement,
     YakuResult,
 )
+from koikoi.game.views import PlayerView, view_of, view_of_round
+from koikoi.i18n import language, t, td, tn
 from koikoi.tui.cardtext import card_caption
 from koikoi.tui.saves import SavedGame, save_game, save_record
-from koikoi.views import PlayerView, view_of, view_of_round
 
 __all__ = [
     "HUMAN",
@@ -433,7 +439,7 @@ class GameController:
         agent: an already built agent (tests); ``opponent`` then only names it.
         actions: actions to re-play at once (resuming a save).
         advisor: the agent spec of hints and koi-koi advice, whatever the opponent
-            (default :data:`~koikoi.opponents.HINT_SPEC`).
+            (default :data:`~koikoi.features.opponents.HINT_SPEC`).
 
     Raises:
         InvalidInputError: the opponent or advisor spec names no available agent.

@@ -16,16 +16,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from koikoi.actions import KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
 from koikoi.agents.base import ActionValue
-from koikoi.cards import MONTH_MASKS, format_cards
-from koikoi.engine import is_bust, match_winner
-from koikoi.errors import KoiKoiError
+from koikoi.features.narrate import Narrator
+from koikoi.features.opponents import format_value, ranked
+from koikoi.game.actions import KOIKOI_ID, PLAY_TARGET_BASE, STOP_ID
+from koikoi.game.cards import MONTH_MASKS, format_cards
+from koikoi.game.engine import is_bust, match_winner
+from koikoi.game.errors import KoiKoiError
+from koikoi.game.rules import Rules
+from koikoi.game.scoring import Settlement, YakuResult
 from koikoi.i18n import N_, t, tn
-from koikoi.narrate import Narrator
-from koikoi.opponents import format_value, ranked
-from koikoi.rules import Rules
-from koikoi.scoring import Settlement, YakuResult
 from koikoi.tui.cardtext import card_caption, card_code_text
 from koikoi.tui.controller import action_text
 from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings

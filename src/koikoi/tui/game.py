@@ -1,6 +1,6 @@
 """The table: the screen where a match is played.
 
-Everything drawn here comes from the human's :class:`~koikoi.views.PlayerView`
+Everything drawn here comes from the human's :class:`~koikoi.game.views.PlayerView`
 (through :class:`~koikoi.tui.controller.Table` snapshots); the match itself
 stays in the :class:`~koikoi.tui.controller.GameController`.
 
@@ -28,12 +28,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog, Static
 
-from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
-from koikoi.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
-from koikoi.engine import Event, Phase
-from koikoi.errors import KoiKoiError
+from koikoi.features.progress import yaku_progress
+from koikoi.game.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
+from koikoi.game.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
+from koikoi.game.engine import Event, Phase
+from koikoi.game.errors import KoiKoiError
 from koikoi.i18n import N_, language, t, td
-from koikoi.progress import yaku_progress
 from koikoi.tui.cardtext import back_text, card_caption, pile_text
 from koikoi.tui.controller import (
     HUMAN,

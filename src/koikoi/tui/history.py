@@ -15,15 +15,15 @@ need that the record does not say::
 ``seat`` is the human's seat in the record, ``opponent`` the agent spec played
 against, ``record_file`` the record saved beside it (or null). The figures
 themselves (games, wins, points, yaku made, koi-koi calls and their success, by
-rule set and by opponent) are :mod:`koikoi.stats`'s: :func:`summary` passes the
-records to :func:`koikoi.stats.summarize`.
+rule set and by opponent) are :mod:`koikoi.features.stats`'s: :func:`summary` passes the
+records to :func:`koikoi.features.stats.summarize`.
 
 Reading is forgiving: a line that cannot be read (cut off by a crash, edited by
 hand, written by a later version) is skipped and reported in
 :attr:`History.problems` by its line number, and the other games still count.
 
 >>> import tempfile
->>> from koikoi.engine import Match
+>>> from koikoi.game.engine import Match
 >>> m = Match(seed=5)
 >>> while not m.is_over:
 ...     m.apply(m.legal_ids()[0])
@@ -45,10 +45,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from koikoi.engine import Match
-from koikoi.errors import KoiKoiError, RecordError
-from koikoi.record import GameRecord, record_from_dict
-from koikoi.stats import Summary, summarize
+from koikoi.features.stats import Summary, summarize
+from koikoi.game.engine import Match
+from koikoi.game.errors import KoiKoiError, RecordError
+from koikoi.game.record import GameRecord, record_from_dict
 from koikoi.tui.saves import data_home
 
 __all__ = [
@@ -160,7 +160,7 @@ def append_match(
     seat: int = 0,
     record_file: str | Path | None = None,
 ) -> Path:
-    """Add a finished :class:`~koikoi.engine.Match` to the history (see :func:`append_game`).
+    """Add a finished :class:`~koikoi.game.engine.Match` to the history (see :func:`append_game`).
 
     Raises:
         RecordError: as :func:`append_game`, or the match cannot be recorded.
@@ -236,5 +236,5 @@ def read_history(path: str | Path) -> History:
 
 
 def summary(history: History) -> Summary:
-    """The human's statistics over the history (:func:`koikoi.stats.summarize`)."""
+    """The human's statistics over the history (:func:`koikoi.features.stats.summarize`)."""
     return summarize((game.record, game.seat) for game in history.games)

@@ -1,11 +1,11 @@
-"""The terminal game's one-line summary of yaku progress (:mod:`koikoi.progress`)."""
+"""The terminal game's one-line summary of yaku progress (:mod:`koikoi.features.progress`)."""
 
 from __future__ import annotations
 
 from rich.cells import cell_len
 
-from koikoi.progress import YakuProgress
-from koikoi.scoring import YAKU_ORDER
+from koikoi.features.progress import YakuProgress
+from koikoi.game.scoring import YAKU_ORDER
 
 __all__ = ["progress_line"]
 

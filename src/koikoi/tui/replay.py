@@ -3,10 +3,10 @@
 Steps through a game record forwards and backwards, deal by deal and action
 by action, with both hands face up (a record is reviewed with full
 information). The record is checked as it is replayed
-(:func:`koikoi.record.iter_steps`); a record that does not replay is an error
+(:func:`koikoi.game.record.iter_steps`); a record that does not replay is an error
 before the screen opens.
 
-Each step is told in words by :class:`koikoi.narrate.Narrator` (the same words
+Each step is told in words by :class:`koikoi.features.narrate.Narrator` (the same words
 as the web replay page), each settlement explained, and, with an analysis of
 the record (``--analysis``, or one the record carries), the mistakes marked.
 """
@@ -23,11 +23,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from koikoi.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
-from koikoi.errors import RecordError
+from koikoi.features.narrate import Mistake, Narrator, settled_in
+from koikoi.game.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
+from koikoi.game.errors import RecordError
+from koikoi.game.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.i18n import N_, language, t, td
-from koikoi.narrate import Mistake, Narrator, settled_in
-from koikoi.record import GameRecord, ReplayStep, distinct_names, iter_steps
 from koikoi.tui.cardtext import pile_text
 from koikoi.tui.widgets import CardRow, TooSmall, localize_bindings
 
@@ -270,7 +270,7 @@ def run_replay(record: GameRecord, mistakes: Mapping[int, Mistake] | None = None
     Args:
         record: the game record.
         mistakes: the mistakes to mark, by action number
-            (:func:`koikoi.narrate.mistakes_from_analysis`).
+            (:func:`koikoi.features.narrate.mistakes_from_analysis`).
 
     Raises:
         RecordError: if the record does not replay (before the screen opens).

@@ -1,6 +1,6 @@
 """Saving and resuming an unfinished match, and keeping the records of finished ones.
 
-A save is a game record (:mod:`koikoi.record`) of the unfinished match: the
+A save is a game record (:mod:`koikoi.game.record`) of the unfinished match: the
 rules in full, the seed, the deals and the actions so far, with the
 opponent's spec in ``meta``. Resuming checks the record by replaying it, then
 re-plays its actions on a fresh ``Match(rules, seed=seed)`` so that the match
@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koikoi.actions import parse_action
-from koikoi.engine import Match
-from koikoi.errors import IllegalActionError, RecordError
-from koikoi.record import GameRecord, load_record, replay
-from koikoi.rules import Rules
+from koikoi.game.actions import parse_action
+from koikoi.game.engine import Match
+from koikoi.game.errors import IllegalActionError, RecordError
+from koikoi.game.record import GameRecord, load_record, replay
+from koikoi.game.rules import Rules
 
 __all__ = [
     "SavedGame",

@@ -20,14 +20,14 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Select, Static
 
 from koikoi.agents import make_agent
-from koikoi.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
-from koikoi.errors import KoiKoiError
+from koikoi.features.narrate import SETTLED_REASONS
+from koikoi.features.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
+from koikoi.features.progress import YakuProgress, yaku_label, yaku_progress
+from koikoi.features.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN, yaku_rows
+from koikoi.game.cards import KIND_MASKS, MONTH_NAMES, MONTH_NAMES_JA
+from koikoi.game.errors import KoiKoiError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.i18n import N_, language, t, td, tn
-from koikoi.narrate import SETTLED_REASONS
-from koikoi.opponents import DEFAULT_OPPONENT, LEVEL_CHOICES, level_choice
-from koikoi.progress import YakuProgress, yaku_label, yaku_progress
-from koikoi.rules import PRESET_NAMES, Rules, get_rules, load_rules
-from koikoi.rules_help import YAKU_NEEDS, YAKU_NEEDS_WHEN, yaku_rows
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
 from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
@@ -471,7 +471,7 @@ class NewGameScreen(Screen[None]):
         Raises:
             KoiKoiError: a bad rules file, rounds or seed, with a message naming it.
         """
-        from koikoi.errors import InvalidInputError
+        from koikoi.game.errors import InvalidInputError
 
         base = self._rules()
         rounds_text = self.query_one("#rounds", Input).value.strip()

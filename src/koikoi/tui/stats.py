@@ -2,7 +2,7 @@
 
 Reached from the new-game screen (``F2`` or the Statistics button). It reads the
 history file (:mod:`koikoi.tui.history`) and shows, from
-:func:`koikoi.stats.summarize`: games, wins, losses and draws, points, yaku
+:func:`koikoi.features.stats.summarize`: games, wins, losses and draws, points, yaku
 made, koi-koi calls and how many succeeded, in total and by rule set and by
 opponent; and the list of finished matches, newest first, where ``Enter``
 replays the chosen one in the replay viewer (:mod:`koikoi.tui.replay`).
@@ -25,10 +25,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
-from koikoi.errors import KoiKoiError
+from koikoi.features.progress import yaku_label
+from koikoi.features.stats import GameLine, Tally
+from koikoi.game.errors import KoiKoiError
 from koikoi.i18n import N_, t, tn
-from koikoi.progress import yaku_label
-from koikoi.stats import GameLine, Tally
 from koikoi.tui.history import FinishedGame, History, read_history, summary
 from koikoi.tui.replay import ReplayScreen, load_steps
 from koikoi.tui.widgets import TooSmall, localize_bindings

@@ -1,9 +1,9 @@
 """ "Learn to play" in the terminal: the guided first round with a coach panel.
 
 :class:`TutorialScreen` is the ordinary table (:class:`~koikoi.tui.game.GameScreen`)
-playing the tutorial's match (:mod:`koikoi.tutorial`: its fixed deal, rules and
+playing the tutorial's match (:mod:`koikoi.features.tutorial`: its fixed deal, rules and
 opponent), with a coach panel between the field and your hand in place of the
-log. What the coach says comes from :func:`koikoi.tutorial.coach` on your own
+log. What the coach says comes from :func:`koikoi.features.tutorial.coach` on your own
 view: each explanation at its moment (Enter for the next one; the game waits
 meanwhile), then what to do now, with the coach's pick selected in your hand
 and the cards it points at marked on the field and named in the panel. Esc
@@ -21,15 +21,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from koikoi.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
-from koikoi.cards import parse_card
-from koikoi.i18n import t
-from koikoi.tui.cardtext import card_caption
-from koikoi.tui.controller import HUMAN, GameController, Step, Table
-from koikoi.tui.game import GameScreen
-from koikoi.tui.screens import RoundEndScreen
-from koikoi.tui.widgets import CardRow, Marker
-from koikoi.tutorial import (
+from koikoi.features.tutorial import (
     TUTORIAL_OPPONENT,
     TUTORIAL_SEAT,
     TUTORIAL_SEED,
@@ -38,6 +30,14 @@ from koikoi.tutorial import (
     suggestion,
     tutorial_rules,
 )
+from koikoi.game.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
+from koikoi.game.cards import parse_card
+from koikoi.i18n import t
+from koikoi.tui.cardtext import card_caption
+from koikoi.tui.controller import HUMAN, GameController, Step, Table
+from koikoi.tui.game import GameScreen
+from koikoi.tui.screens import RoundEndScreen
+from koikoi.tui.widgets import CardRow, Marker
 
 __all__ = ["CoachPanel", "TutorialScreen", "new_tutorial_game"]
 

@@ -125,7 +125,7 @@ const KK = (() => {
   }
 
   /* A card's accessible name: in English the English and Japanese names (from
-     koikoi.cards via /api/config), in Japanese "松に鶴 · 光 (1L)". */
+     koikoi.game.cards via /api/config), in Japanese "松に鶴 · 光 (1L)". */
   function cardLabel(info) {
     if (lang === "en") return info.label;
     const name = td(info.name_en).replace(` (${info.code})`, "");
@@ -181,7 +181,7 @@ const KK = (() => {
 
   /* The yaku of a rule set (the rules object of welcome and state messages), in
      display order: [{key, en, ja, needs, points}]; yaku worth 0 are left out. The
-     wording is koikoi.rules_help's, as the terminal game and `koikoi rules yaku` show it. */
+     wording is koikoi.features.rules_help's, as the terminal game and `koikoi rules yaku` show it. */
   function yakuTable(rules) {
     const rows = [];
     if (!config || !rules) return rows;

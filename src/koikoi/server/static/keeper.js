@@ -1,14 +1,14 @@
 /* Score keeper for a whole match played with real cards: round by round, who won, the
    winner's captured cards and the koi-koi calls. The page keeps the match (in
    localStorage, so a reload loses nothing) and sends it whole to POST /api/keeper,
-   where koikoi.keeper scores it: each round's settlement, the running totals and the
+   where koikoi.features.keeper scores it: each round's settlement, the running totals and the
    rule set's end of the match. No scoring rule is written here. */
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
   const el = KK.el;
-  const STORE = "koikoi.keeper";
+  const STORE = "koikoi.features.keeper";
   const PLAYERS = ["A", "B"];
   let state = null;
   let sheet = null;

@@ -1,5 +1,5 @@
 /* Step-through replay of a finished game (frames computed by the server from the record).
-   Each frame carries its step in words (koikoi.narrate, the same words as the terminal
+   Each frame carries its step in words (koikoi.features.narrate, the same words as the terminal
    replay, in the page's language) and, when the record was analysed, a mistake mark;
    settlements are explained with KK.settlementView, as in the live game. */
 "use strict";

@@ -1,5 +1,5 @@
 /* The statistics page: this browser's player (device key), totals, charts and finished games.
-   The charts are inline SVG drawn here (no library); the data is koikoi.stats' summary
+   The charts are inline SVG drawn here (no library); the data is koikoi.features.stats' summary
    from POST /api/players/stats. */
 "use strict";
 

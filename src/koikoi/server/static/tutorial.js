@@ -1,6 +1,6 @@
 /* "Learn to play": the guided first round of the web game. Plain JavaScript.
 
-   The server decides what to explain (koikoi.tutorial, sent as the "tutorial" field
+   The server decides what to explain (koikoi.features.tutorial, sent as the "tutorial" field
    of each state message of a tutorial game: every lesson so far and the prompt for
    now); this file only shows it. A coach panel sits between the field and your hand,
    so it never covers the cards it talks about, and the cards it means are
@@ -15,7 +15,7 @@
 const KKTutorial = (() => {
   const $ = (id) => document.getElementById(id);
   const el = (...args) => KK.el(...args);
-  const SEEN = "koikoi.tutorial.seen.";
+  const SEEN = "koikoi.features.tutorial.seen.";
   const AREAS = {
     hand: "#bottom-hand",
     field: "#field",

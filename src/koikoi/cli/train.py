@@ -1,0 +1,245 @@
+"""``koikoi train``: build the AI's learned and measured data.
+
+* ``koikoi train equity``: the round-outcome distributions behind the match-equity
+  tables (:mod:`koikoi.agents.equity`), measured by heuristic self-play for every
+  preset, written as the JSON file the package ships.
+* ``koikoi train value``: the value network (:mod:`koikoi.agents.valuenet`),
+  from self-play positions labelled with the round's result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+DEFAULT_EQUITY_ROUNDS = 3000
+DEFAULT_EQUITY_SEED = 1
+DEFAULT_VALUE_ROUNDS = 20000
+DEFAULT_VALUE_EPOCHS = 3
+DEFAULT_HIDDEN = "64,32"
+DEFAULT_WEIGHT_DECAY = 1e-4
+
+
+def register(subparsers: Any) -> None:
+    """Add ``koikoi train``."""
+    parser = subparsers.add_parser(
+        "train",
+        help="rebuild the AI's measured and learned data (match equity, value network)",
+        description="Rebuild the data the strongest AI player ships with, reproducibly.",
+    )
+    sub = parser.add_subparsers(dest="what", metavar="WHAT")
+    equity = sub.add_parser(
+        "equity",
+        help="measure the round-outcome distributions behind the match-equity tables",
+        description=(
+            "Play rounds of self-play under each preset (the heuristic on both sides, or --agent) "
+            "and count how many points the dealer or the other player wins. The match-equity "
+            "tables are computed from these distributions. The package ships the output of the "
+            "default command."
+        ),
+    )
+    equity.add_argument(
+        "--rounds",
+        type=int,
+        default=DEFAULT_EQUITY_ROUNDS,
+        metavar="N",
+        help=f"rounds per preset (default {DEFAULT_EQUITY_ROUNDS})",
+    )
+    equity.add_argument(
+        "--seed", type=int, default=DEFAULT_EQUITY_SEED, metavar="S", help="seed (default 1)"
+    )
+    equity.add_argument(
+        "--rules",
+        action="append",
+        default=None,
+        metavar="PRESET",
+        help="only this preset (repeatable; default: every preset)",
+    )
+    equity.add_argument(
+        "--agent",
+        default="heuristic",
+        metavar="SPEC",
+        help="the player on both sides (default heuristic; e.g. mcts:iterations=300,rollouts=1)",
+    )
+    equity.add_argument(
+        "--out",
+        default="-",
+        metavar="FILE",
+        help="where to write the JSON (default: standard output)",
+    )
+    equity.set_defaults(func=_run_equity)
+    value = sub.add_parser(
+        "value",
+        help="train the value network by self-play",
+        description=(
+            "Play rounds of self-play (the heuristic player, with some random moves), label "
+            "every position with the round's net points for the player to act, and fit the "
+            "value network to them. Prints the loss after every epoch. The package ships the "
+            "output of the default command (about 3 minutes on one core)."
+        ),
+    )
+    value.add_argument(
+        "--rounds",
+        type=int,
+        default=DEFAULT_VALUE_ROUNDS,
+        metavar="N",
+        help=f"rounds of self-play (default {DEFAULT_VALUE_ROUNDS})",
+    )
+    value.add_argument(
+        "--rules",
+        action="append",
+        default=None,
+        metavar="RULES",
+        help="a preset or house-rules file to play under (repeatable; default: every preset)",
+    )
+    value.add_argument("--seed", type=int, default=1, metavar="S", help="seed (default 1)")
+    value.add_argument(
+        "--epochs",
+        type=int,
+        default=DEFAULT_VALUE_EPOCHS,
+        metavar="E",
+        help=f"passes over the data (default {DEFAULT_VALUE_EPOCHS})",
+    )
+    value.add_argument(
+        "--hidden",
+        default=DEFAULT_HIDDEN,
+        metavar="SIZES",
+        help=f"hidden layer sizes, comma-separated (default {DEFAULT_HIDDEN})",
+    )
+    value.add_argument(
+        "--weight-decay",
+        type=float,
+        default=DEFAULT_WEIGHT_DECAY,
+        metavar="L2",
+        help=f"L2 penalty on the weights (default {DEFAULT_WEIGHT_DECAY:g})",
+    )
+    value.add_argument(
+        "--agent",
+        default="heuristic",
+        metavar="SPEC",
+        help="the self-play player (default heuristic)",
+    )
+    value.add_argument(
+        "--explore",
+        type=float,
+        default=0.1,
+        metavar="P",
+        help="share of random moves in self-play (default 0.1)",
+    )
+    value.add_argument(
+        "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
+    )
+    value.add_argument("--json", action="store_true", help="print the curve as JSON")
+    value.set_defaults(func=_run_value)
+    parser.set_defaults(func=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _run_equity(args: argparse.Namespace) -> int:
+    from koikoi.agents import make_agent
+    from koikoi.agents.equity import measure_outcomes
+    from koikoi.game.errors import InvalidInputError
+    from koikoi.game.rules import PRESET_NAMES, get_rules
+
+    if args.rounds < 1:
+        raise InvalidInputError(f"--rounds must be 1 or more, not {args.rounds}")
+    names = args.rules or list(PRESET_NAMES)
+    for name in names:
+        if name not in PRESET_NAMES:
+            raise InvalidInputError(
+                f"--rules {name!r} is not a preset: allowed {', '.join(PRESET_NAMES)}"
+            )
+    make_agent(args.agent)  # a bad spec fails here, before any round is played
+    presets: dict[str, Any] = {}
+    for name in names:
+        start = time.perf_counter()
+        presets[name] = measure_outcomes(
+            get_rules(name), args.rounds, seed=args.seed, agent=args.agent
+        ).to_dict()
+        print(
+            f"train equity: {name}: {args.rounds} rounds in {time.perf_counter() - start:.1f} s",
+            file=sys.stderr,
+        )
+    data = {
+        "format": "koikoi-round-outcomes",
+        "version": 1,
+        "recipe": f"koikoi train equity --rounds {args.rounds} --seed {args.seed}"
+        + ("" if args.agent == "heuristic" else f" --agent {args.agent}"),
+        "presets": presets,
+    }
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    return 0
+
+
+def _run_value(args: argparse.Namespace) -> int:
+    from koikoi.agents import valuenet
+    from koikoi.game.errors import InvalidInputError
+    from koikoi.game.rules import PRESET_NAMES
+
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        raise InvalidInputError(
+            f"--hidden must be whole numbers separated by commas (128,64), not {args.hidden!r}"
+        ) from None
+    if not hidden or min(hidden) < 1:
+        raise InvalidInputError(f"--hidden sizes must be 1 or more, not {args.hidden!r}")
+    if not args.weight_decay >= 0:
+        raise InvalidInputError(f"--weight-decay must be 0 or more, not {args.weight_decay}")
+    if not 0.0 <= args.explore <= 1.0:
+        raise InvalidInputError(f"--explore must be from 0 to 1, not {args.explore}")
+    names = args.rules or list(PRESET_NAMES)
+    start = time.perf_counter()
+    data = valuenet.generate(
+        names, args.rounds, seed=args.seed, agent=args.agent, explore=args.explore
+    )
+    made = time.perf_counter() - start
+    print(
+        f"train value: {len(data)} positions from {args.rounds} rounds in {made:.1f} s",
+        file=sys.stderr,
+    )
+
+    def show(point: dict[str, float]) -> None:
+        if not args.json:
+            print(
+                f"epoch {int(point['epoch']):3d}  train loss {point['train_loss']:.4f}  "
+                f"held-out loss {point['valid_loss']:.4f} "
+                f"(held-out variance {point['valid_variance']:.4f})"
+            )
+
+    result = valuenet.train(data, hidden=hidden, epochs=args.epochs, seed=args.seed, progress=show)
+    command = (
+        f"koikoi train value --rounds {args.rounds} --seed {args.seed} --epochs {args.epochs} "
+        f"--hidden {args.hidden} --weight-decay {args.weight_decay:g} "
+        f"--agent {args.agent} --explore {args.explore:g}"
+        + "".join(f" --rules {n}" for n in (args.rules or []))
+    )
+    result.net.meta["recipe"] = {
+        "command": command,
+        "seed": args.seed,
+        "rounds": args.rounds,
+        "rules": names,
+        "positions": len(data),
+        "generate_seconds": round(made, 1),
+        "train_seconds": round(result.seconds, 1),
+    }
+    result.net.save(args.out)
+    if args.json:
+        print(json.dumps({"recipe": result.net.meta["recipe"], "curve": result.curve}))
+    else:
+        print(f"wrote {args.out} ({result.seconds:.1f} s of training)")
+    return 0

@@ -1,0 +1,221 @@
+"""How often an agent makes the recorded move: top-1 agreement with game records.
+
+Every decision of a record that had a choice (two or more legal actions) is put
+to the agent as the :class:`~koikoi.game.views.PlayerView` of the player who made it
+— the agent sees what that player saw, never the opponent's hand or the stock
+— and the agent's action is compared with the recorded one. Decisions are
+grouped by kind:
+
+* ``hand`` — the hand card to play (and, with two matching field cards, which
+  one it captures);
+* ``drawn`` — which field card the drawn card captures, when two match;
+* ``koikoi`` — koi-koi or stop.
+
+Each kind gets the count, the agreement rate with its 95% Wilson interval, and
+the rate a uniform random choice among the legal actions would reach on
+average (``chance``). Records of human games (:mod:`koikoi.lab.guan`) make this a
+measure of how human-like an agent plays. ``koikoi bench human`` runs it.
+
+>>> from koikoi.game.engine import Match
+>>> from koikoi.game.record import GameRecord
+>>> m = Match(seed=2)
+>>> while not m.is_over:
+...     m.apply(m.legal_ids()[0])
+>>> result = agreement(decisions(GameRecord.from_match(m), game="g"), "random", seed=1)
+>>> result["all"]["decisions"] == sum(result["kinds"][k]["decisions"] for k in KINDS)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from koikoi.game.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, parse_action
+from koikoi.game.errors import InvalidInputError, RecordError
+from koikoi.game.record import GameRecord, iter_steps, record_from_dict
+from koikoi.game.views import PlayerView, view_of_round
+
+__all__ = [
+    "KINDS",
+    "KIND_NAMES",
+    "Decision",
+    "agreement",
+    "decisions",
+    "load_games",
+]
+
+KINDS: Final = ("hand", "drawn", "koikoi")
+"""The decision kinds, in report order."""
+KIND_NAMES: Final = {
+    "hand": "hand play",
+    "drawn": "drawn-card choice",
+    "koikoi": "koi-koi decision",
+}
+Z95: Final = 1.959963984540054
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One recorded decision with a choice.
+
+    Attributes:
+        game: the game's name (its file name).
+        index: the action's position in the record, from 1.
+        kind: ``"hand"``, ``"drawn"`` or ``"koikoi"``.
+        view: what the deciding player could see (no event history).
+        recorded: the recorded action's id.
+    """
+
+    game: str
+    index: int
+    kind: str
+    view: PlayerView
+    recorded: int
+
+
+def _kind(action_id: int) -> str:
+    if action_id in (KOIKOI_ID, STOP_ID):
+        return "koikoi"
+    if TAKE_BASE <= action_id < KOIKOI_ID:
+        return "drawn"
+    return "hand"
+
+
+def decisions(record: GameRecord, *, game: str = "") -> Iterator[Decision]:
+    """The decisions of ``record`` that had two or more legal actions, in order.
+
+    The record is replayed with its recorded deals (see :func:`koikoi.game.record.iter_steps`).
+
+    Raises:
+        RecordError: the record does not replay.
+    """
+    before = None
+    for step in iter_steps(record, check_seed=False):
+        entry = step.action
+        if entry is not None and before is not None:
+            view = view_of_round(
+                before.round,
+                entry.player,
+                match_scores=before.match_scores,
+                settlements=before.settlements,
+                is_over=before.is_over or before.round.is_over,
+            )
+            if len(view.legal_ids) > 1:
+                recorded = parse_action(entry.action).id
+                yield Decision(game, step.index, _kind(recorded), view, recorded)
+        before = step
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    from koikoi.lab.arena import wilson
+
+    return wilson(k, n, Z95)
+
+
+def _seed(seed: int, game: str, index: int) -> int:
+    digest = hashlib.sha256(f"koikoi-agreement:{seed}:{game}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _tally(agreed: int, n: int, chance: float) -> dict[str, Any]:
+    lo, hi = _wilson(agreed, n)
+    return {
+        "decisions": n,
+        "agreed": agreed,
+        "rate": agreed / n if n else None,
+        "ci95": [lo, hi] if n else None,
+        "chance": chance / n if n else None,
+    }
+
+
+def agreement(found: Iterable[Decision], spec: str, *, seed: int = 0) -> dict[str, Any]:
+    """Top-1 agreement of agent ``spec`` with recorded decisions (see :func:`decisions`).
+
+    Args:
+        found: the decisions (a list can be put to several agents in turn).
+        spec: an agent spec (``"heuristic"``, ``"mcts:iterations=200"``).
+        seed: the agent's generator for decision ``i`` of game ``g`` is seeded from
+            ``(seed, g, i)``, so a run is repeatable.
+
+    Returns:
+        ``{"agent", "seed", "decisions", "kinds": {kind: tally}, "all": tally,
+        "seconds"}``; a tally is ``{"decisions", "agreed", "rate", "ci95",
+        "chance"}``.
+
+    Raises:
+        InvalidInputError: a bad agent spec, or an agent that returns an illegal action.
+    """
+    from koikoi.agents.base import make_agent
+
+    agent = make_agent(spec)
+    counts = {k: [0, 0, 0.0] for k in KINDS}  # decisions, agreed, sum of 1/legal
+    start = time.perf_counter()
+    try:
+        for d in found:
+            choice = agent.act(d.view, random.Random(_seed(seed, d.game, d.index)))
+            if choice not in d.view.legal_ids:
+                raise InvalidInputError(
+                    f"agent {spec!r} chose {choice!r}, which is not legal ({d.game}, action "
+                    f"{d.index})"
+                )
+            c = counts[d.kind]
+            c[0] += 1
+            c[1] += choice == d.recorded
+            c[2] += 1 / len(d.view.legal_ids)
+    finally:
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+    seconds = time.perf_counter() - start
+    total = [sum(int(counts[k][i]) for k in KINDS) for i in (0, 1)]
+    return {
+        "agent": spec,
+        "seed": seed,
+        "decisions": total[0],
+        "kinds": {k: _tally(int(counts[k][1]), int(counts[k][0]), counts[k][2]) for k in KINDS},
+        "all": _tally(total[1], total[0], sum(counts[k][2] for k in KINDS)),
+        "seconds": seconds,
+    }
+
+
+def load_games(
+    paths: Sequence[str | Path], *, limit: int | None = None
+) -> list[tuple[str, GameRecord]]:
+    """The games in ``paths`` (files, or folders of ``*.json`` in natural order) as records.
+
+    A koikoi record is loaded as it is; a Guan game file is converted
+    (:func:`koikoi.lab.guan.guan_to_record`, which checks it). ``limit`` keeps the
+    first games only.
+
+    Raises:
+        RecordError: a missing path, a file that is neither, or a game that does not replay.
+        InvalidInputError: a ``limit`` below 1.
+    """
+    from koikoi.lab.guan import guan_to_record, is_guan, json_files, load_guan
+
+    if limit is not None and limit < 1:
+        raise InvalidInputError(f"--games must be 1 or more, not {limit}")
+    files = json_files(paths)
+    if limit is not None:
+        files = files[:limit]
+    games: list[tuple[str, GameRecord]] = []
+    for path in files:
+        data, where = load_guan(path)
+        if is_guan(data):
+            record = guan_to_record(data, where=where)
+        elif isinstance(data, dict) and "format" in data:
+            record = record_from_dict(data, where=where)
+        else:
+            raise RecordError(
+                f"{where}: neither a koikoi record nor a Guan game file: expected an object "
+                f"with 'format', or with 'info' and 'record', not {json.dumps(data)[:40]}"
+            )
+        games.append((path.name, record))
+    return games
