@@ -28,7 +28,13 @@ from koikoi.game.scoring import Settlement, YakuResult
 from koikoi.i18n import N_, t, tn
 from koikoi.tui.cardtext import card_caption, card_code_text
 from koikoi.tui.controller import action_text
-from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
+from koikoi.tui.widgets import (
+    OVER_TABLE_CLASS,
+    FitsOverTable,
+    TooSmall,
+    fit_over_table,
+    localize_bindings,
+)
 
 __all__ = [
     "ChoiceOption",
@@ -98,7 +104,7 @@ class ChoiceOption:
     card: int = -1
 
 
-class ChooseDialog(ModalScreen[int | None]):
+class ChooseDialog(FitsOverTable, ModalScreen[int | None]):
     """Choose one of a few actions, e.g. which of two matching field cards to capture.
 
     A panel at the bottom of the screen: the table (field and hand) stays in view
@@ -145,12 +151,6 @@ class ChooseDialog(ModalScreen[int | None]):
                 with Horizontal(classes="dialog-buttons"):
                     yield Button(t("Cancel (Esc)"), id="cancel", variant="default", compact=True)
         yield TooSmall()
-
-    def on_mount(self) -> None:
-        self._fit()
-
-    def on_resize(self) -> None:
-        self._fit()
 
     def _fit(self) -> None:
         rows = fit_over_table(self, self.query_one("#choose-box"), anchor="#hand", least=7)
@@ -300,7 +300,7 @@ def _pair(first: int, second: int) -> str:
     return t("{a} to {b}", a=first, b=second).replace("-", "−")
 
 
-class KoiKoiDialog(ModalScreen[int]):
+class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
     """Koi-koi (play on) or stop: the yaku held, what stopping scores now, the AI's advice.
 
     A panel at the bottom of the screen: the table (field and hand) stays in view.
@@ -396,12 +396,6 @@ class KoiKoiDialog(ModalScreen[int]):
                 yield Button(t("Stop (s)"), id="stop", variant="success", compact=True)
                 yield Button(t("Ask the AI (a)"), id="advice", variant="default", compact=True)
         yield TooSmall()
-
-    def on_mount(self) -> None:
-        self._fit()
-
-    def on_resize(self) -> None:
-        self._fit()
 
     def _fit(self) -> None:
         rows = fit_over_table(self, self.query_one("#kk-dialog"), anchor="#hand", least=8)
@@ -553,7 +547,7 @@ class MessageDialog(ModalScreen[None]):
         self.dismiss(None)
 
 
-class HintDialog(MessageDialog):
+class HintDialog(FitsOverTable, MessageDialog):
     """The expert's value of each legal play, best first (whatever the opponent), over
     the lower table: the field and the hand stay in view."""
 
@@ -591,12 +585,6 @@ class HintDialog(MessageDialog):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(t("OK (Enter)"), id="ok", variant="primary", compact=True)
         yield TooSmall()
-
-    def on_mount(self) -> None:
-        self._fit()
-
-    def on_resize(self) -> None:
-        self._fit()
 
     def _fit(self) -> None:
         rows = fit_over_table(self, self.query_one("#hint-box"), anchor="#hand", least=7)

@@ -30,7 +30,13 @@ from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.i18n import N_, language, t, td, tn
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
-from koikoi.tui.widgets import OVER_TABLE_CLASS, TooSmall, fit_over_table, localize_bindings
+from koikoi.tui.widgets import (
+    OVER_TABLE_CLASS,
+    FitsOverTable,
+    TooSmall,
+    fit_over_table,
+    localize_bindings,
+)
 
 __all__ = [
     "FIRST_DEALER_CHOICES",
@@ -715,7 +721,7 @@ class CapturesScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class RoundEndScreen(ModalScreen[None]):
+class RoundEndScreen(FitsOverTable, ModalScreen[None]):
     """The settlement explained, both piles, the scores; Enter goes on."""
 
     DEFAULT_CSS = """
@@ -779,12 +785,6 @@ class RoundEndScreen(ModalScreen[None]):
                 label = t("See the result (Enter)") if self.last else t("Next round (Enter)")
                 yield Button(label, id="next", variant="primary", compact=True)
         yield TooSmall()
-
-    def on_mount(self) -> None:
-        self._fit()
-
-    def on_resize(self) -> None:
-        self._fit()
 
     def _fit(self) -> None:
         # The settlement over the lower table: the field (what was left) stays in view.

@@ -253,6 +253,22 @@ OVER_TABLE_CLASS: Final = "over-table"
 (the app's CSS gives these screens a see-through background)."""
 
 
+class FitsOverTable:
+    """A mixin for the panels shown over the lower table: it sizes the panel (its
+    ``_fit``, usually with :func:`fit_over_table`) when the screen is mounted and at
+    every resize. Put it first among the bases of a ``ModalScreen``."""
+
+    def on_mount(self) -> None:
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Size the panel to the room left above or below the table."""
+        raise NotImplementedError
+
+
 def fit_over_table(screen: Screen[Any], box: Widget, *, anchor: str, least: int) -> int:
     """Size ``box`` (a panel docked at the bottom of a modal ``screen``) so that the
     table below the modal stays visible down to its ``anchor`` widget (``"#hand"``: the
