@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from koikoi.cli.common import add_command, add_json_option, add_rules_option
 from koikoi.cli.rules import width
 from koikoi.game.errors import InvalidInputError, json_error_text
 from koikoi.i18n import N_, language, t, td, tn
@@ -40,8 +41,10 @@ _FLAT_AWARDS = {
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi keeper``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "keeper",
+        run=run,
         help="keep the score of a match played with real cards, round by round",
         description=(
             "Keep the score of a whole match played with real cards: for each round who "
@@ -50,10 +53,9 @@ def register(subparsers: Any) -> None:
             "stdin (u undoes the last round, q ends the match), or from a match file."
         ),
     )
-    parser.add_argument(
-        "--rules",
+    add_rules_option(
+        parser,
         default=None,
-        metavar="NAME|FILE",
         help="preset or house-rules file (default: the match file's, else nintendo)",
     )
     parser.add_argument(
@@ -75,8 +77,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--file", default=None, metavar="MATCH", help="read the rounds from a .toml or .json file"
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(func=run)
+    add_json_option(parser)
 
 
 # ------------------------------------------------------------------ parsing
