@@ -19,7 +19,13 @@ import argparse
 import json
 from typing import Any
 
-from koikoi.cli.common import add_command, add_json_option, add_rules_option, add_seed_option
+from koikoi.cli.common import (
+    CommandError,
+    add_command,
+    add_json_option,
+    add_rules_option,
+    add_seed_option,
+)
 
 __all__ = ["engine_command_line", "register", "run"]
 
@@ -189,7 +195,6 @@ def _printed_json(args: argparse.Namespace, result: dict[str, Any], command: str
 def _kernel(args: argparse.Namespace) -> int:
     import importlib
 
-    from koikoi.cli.common import CommandError
     from koikoi.game.errors import InvalidInputError
     from koikoi.game.rules import load_rules
 
@@ -508,7 +513,6 @@ def _env(args: argparse.Namespace) -> int:
     import os
     from collections.abc import Callable
 
-    from koikoi.cli.common import CommandError
     from koikoi.game.errors import InvalidInputError
     from koikoi.game.rules import load_rules
 

@@ -166,6 +166,13 @@ def _new_sheet(
 # ---------------------------------------------------------------- match file
 
 
+def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], at: str) -> None:
+    """Raise :class:`InvalidInputError` naming the first key of ``table`` not ``allowed``."""
+    for key in table:
+        if key not in allowed:
+            raise InvalidInputError(f"{at}: unknown key {key!r}: allowed {', '.join(allowed)}")
+
+
 def load_match_file(
     path: Path,
     *,
@@ -200,11 +207,7 @@ def load_match_file(
         raise InvalidInputError(f"{where}: not valid TOML: {exc}") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"{where}: the match file must be a table of keys")
-    for key in data:
-        if key not in _FILE_KEYS:
-            raise InvalidInputError(
-                f"{where}: unknown key {key!r}: allowed {', '.join(_FILE_KEYS)}"
-            )
+    _check_keys(data, _FILE_KEYS, where)
 
     if rules_source is None:
         file_rules = data.get("rules", "nintendo")
@@ -249,11 +252,7 @@ def load_match_file(
         at = f"{where}: round {i}"
         if not isinstance(item, dict):
             raise InvalidInputError(f"{at}: must be a table with keys {', '.join(_ROUND_KEYS)}")
-        for key in item:
-            if key not in _ROUND_KEYS:
-                raise InvalidInputError(
-                    f"{at}: unknown key {key!r}: allowed {', '.join(_ROUND_KEYS)}"
-                )
+        _check_keys(item, _ROUND_KEYS, at)
         try:
             winner_text = item.get("winner")
             if not isinstance(winner_text, str):
