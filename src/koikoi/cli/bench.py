@@ -7,8 +7,8 @@
 * ``koikoi bench agent SPEC`` — decision latency of an agent (mean, p50, p90,
   p99, max) over real decisions against an opponent
   (:func:`koikoi.lab.arena.decision_latency`).
-* ``koikoi bench human PATH...`` — how often agents make the recorded (human)
-  move, by decision kind (:mod:`koikoi.lab.human`).
+* ``koikoi bench human PATH...`` — human agreement: how often agents make the
+  recorded (human) move, by decision kind (:mod:`koikoi.lab.human`).
 * ``koikoi bench env`` — environment steps/s of the batched simulator
   (:mod:`koikoi.envs.vector`) against the per-step Python interfaces.
 """
@@ -268,7 +268,7 @@ def _agent(args: argparse.Namespace) -> int:
 def _register_human(sub: Any) -> None:
     human = sub.add_parser(
         "human",
-        help="agreement of agents with recorded human moves, by decision kind",
+        help="human agreement: how often agents make the recorded moves, by decision kind",
         description=(
             "Put every recorded decision that had a choice (hand play, drawn-card choice, "
             "koi-koi decision) to each agent, as the view of the player who made it, and "
