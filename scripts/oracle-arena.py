@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import koikoi.lab.arena as arena
+import koikoi.lab.arena.play as arena_play
 from koikoi.agents.base import AGENT_KINDS, make_agent, register_agent
 from koikoi.agents.expert import ExpertAgent
 from koikoi.cli import main
@@ -34,12 +34,12 @@ _live: list[Match] = []
 
 
 def _watching_view_of(match: Match, player: int | None, **kw: Any) -> PlayerView:
-    """The arena's ``view_of``, remembering the match so the oracle can look."""
+    """The arena's ``view_of`` (of its play module), remembering the match for the oracle."""
     _live[:] = [match]
     return _view_of(match, player, **kw)
 
 
-_view_of: Callable[..., PlayerView] = getattr(arena, "view_of")  # noqa: B009 (not exported)
+_view_of: Callable[..., PlayerView] = getattr(arena_play, "view_of")  # noqa: B009 (not exported)
 
 
 class OracleAgent(ExpertAgent):
@@ -75,12 +75,12 @@ def run(argv: list[str]) -> int:
     def factory(params: Mapping[str, str], raw: str) -> OracleAgent:
         return oracle_of(spec)
 
-    setattr(arena, "view_of", _watching_view_of)  # noqa: B010
+    setattr(arena_play, "view_of", _watching_view_of)  # noqa: B010
     register_agent("oracle", factory)
     try:
         return main(rest)
     finally:  # leave the process as it was (a caller may go on)
-        setattr(arena, "view_of", _view_of)  # noqa: B010
+        setattr(arena_play, "view_of", _view_of)  # noqa: B010
         AGENT_KINDS.pop("oracle", None)
         _live.clear()
 

@@ -402,13 +402,23 @@ def test_pair_result_properties() -> None:
 
 def test_doctests() -> None:
     import doctest
+    import importlib
+    import pkgutil
 
     from koikoi.cli import arena as command
     from koikoi.lab import arena
 
-    for module in (arena, command):
-        failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert failures == 0
+    parts = [
+        importlib.import_module(m.name)
+        for m in pkgutil.iter_modules(arena.__path__, "koikoi.lab.arena.")
+    ]
+    examples = 0
+    for module in (arena, *parts, command):
+        failures, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert failures == 0, module.__name__
+        examples += attempted
+    assert {m.__name__.rsplit(".", 1)[1] for m in parts} >= {"stats", "config", "runners", "report"}
+    assert examples >= 10
 
 
 # -------------------------------------------------------------- latency

@@ -1,4 +1,4 @@
-"""Agreement with recorded moves (koikoi.lab.human) and ``koikoi bench human``."""
+"""Human agreement (koikoi.lab.human) and ``koikoi bench human``."""
 
 from __future__ import annotations
 

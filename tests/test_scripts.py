@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-import koikoi.lab.arena as arena
+import koikoi.lab.arena.play as arena_play
 from koikoi.agents.base import AGENT_KINDS
 from koikoi.game.engine import Match
 from koikoi.game.views import view_of
@@ -58,7 +58,7 @@ def test_oracle_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str
     assert [a["spec"] for a in out["agents"]] == ["oracle", "greedy"]
     assert out["agents"][0]["forfeits"] == 0
     # The arena and the registry are as they were.
-    assert arena.view_of is oracle_arena._view_of
+    assert arena_play.view_of is oracle_arena._view_of
     assert "oracle" not in AGENT_KINDS
 
 

@@ -14,6 +14,8 @@ import json
 import sys
 from typing import Any
 
+from koikoi.cli.common import add_command, add_json_option, add_rules_option, add_seed_option
+
 __all__ = ["DEFAULT_AGENT", "register", "run"]
 
 DEFAULT_AGENT = "expert:time=0.3"
@@ -23,8 +25,10 @@ and a hint in the games rank its moves by the same value, in the same units."""
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi analyze``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "analyze",
+        run=run,
         help="find the biggest mistakes in a game record, or value every move of a position",
         description=(
             "Replay a game record and, at each decision, let a search agent value every legal "
@@ -43,8 +47,8 @@ def register(subparsers: Any) -> None:
         default=None,
         help="a position (full or a view) instead of a record; see docs/positions.md",
     )
-    parser.add_argument(
-        "--rules",
+    add_rules_option(
+        parser,
         metavar="RULES",
         default=None,
         help="with --position: the house-rules file (or preset) the position names",
@@ -68,8 +72,8 @@ def register(subparsers: Any) -> None:
         metavar="POINTS",
         help="a loss of at least this many points counts as a mistake (default 1)",
     )
-    parser.add_argument("--seed", default="0", metavar="S", help="search seed (default 0)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_seed_option(parser, type=str, help="search seed (default 0)")
+    add_json_option(parser)
     parser.add_argument(
         "--annotate",
         metavar="OUT",
@@ -82,7 +86,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--progress", action="store_true", help="show progress on stderr even when not a terminal"
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

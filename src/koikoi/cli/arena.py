@@ -15,13 +15,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from koikoi.cli.common import add_command, add_json_option, add_rules_option, add_seed_option
+
 __all__ = ["parse_sprt", "register", "run"]
 
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi arena``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "arena",
+        run=run,
         help="play two agents against each other and report statistics",
         description=(
             "Play agent A against agent B over many matches. By default each deal is played "
@@ -36,17 +40,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("agent_a", metavar="A", help="agent spec, e.g. heuristic")
     parser.add_argument("agent_b", metavar="B", help="agent spec, e.g. greedy")
-    parser.add_argument(
-        "--rules", default="nintendo", metavar="NAME|FILE", help="preset or house-rules file"
-    )
+    add_rules_option(parser)
     parser.add_argument(
         "--matches", type=int, default=100, metavar="N", help="matches to play (default 100)"
     )
-    parser.add_argument("--seed", default="0", metavar="S", help="arena seed (default 0)")
+    add_seed_option(parser, type=str, help="arena seed (default 0)")
     parser.add_argument(
         "--workers", type=int, default=1, metavar="W", help="worker processes (default 1)"
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(parser)
     parser.add_argument(
         "--records", metavar="DIR", default=None, help="save every match record in DIR"
     )
@@ -79,7 +81,6 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="show the progress bar on stderr even when it is not a terminal",
     )
-    parser.set_defaults(func=run)
 
 
 def parse_sprt(text: str) -> tuple[float, float]:

@@ -7,8 +7,8 @@
 * ``koikoi bench agent SPEC`` — decision latency of an agent (mean, p50, p90,
   p99, max) over real decisions against an opponent
   (:func:`koikoi.lab.arena.decision_latency`).
-* ``koikoi bench human PATH...`` — how often agents make the recorded (human)
-  move, by decision kind (:mod:`koikoi.lab.human`).
+* ``koikoi bench human PATH...`` — human agreement: how often agents make the
+  recorded (human) move, by decision kind (:mod:`koikoi.lab.human`).
 * ``koikoi bench env`` — environment steps/s of the batched simulator
   (:mod:`koikoi.envs.vector`) against the per-step Python interfaces.
 """
@@ -19,22 +19,45 @@ import argparse
 import json
 from typing import Any
 
+from koikoi.cli.common import (
+    CommandError,
+    add_command,
+    add_json_option,
+    add_rules_option,
+    add_seed_option,
+)
+
 __all__ = ["engine_command_line", "register", "run"]
 
 KERNEL_MISSING = "the compiled kernel is not available: install koikoi[fast]"
+JSON_HELP = "print the result as JSON"
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--seconds``, ``--rules``, ``--repeat`` and ``--seed`` of a timed, repeated run."""
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, metavar="T", help="length of each run (default 1)"
+    )
+    add_rules_option(parser, help="rule set")
+    parser.add_argument(
+        "--repeat", type=int, default=5, metavar="R", help="runs; the median is reported"
+    )
+    add_seed_option(parser)
 
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi bench engine``, ``koikoi bench kernel`` and ``koikoi bench agent``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "bench",
+        run=run,
         help="measure the engine's and the kernel's throughput, or an agent's latency",
         description=(
             "Measure random-play throughput of the engine or the kernel, or the decision "
             "latency of an agent (single process)."
         ),
     )
-    parser.set_defaults(func=run, bench_command=None, _bench_parser=parser)
+    parser.set_defaults(bench_command=None, _bench_parser=parser)
     sub = parser.add_subparsers(dest="bench_command", metavar="SUBCOMMAND")
     engine = sub.add_parser(
         "engine",
@@ -46,18 +69,11 @@ def register(subparsers: Any) -> None:
             "keeps the event log."
         ),
     )
-    engine.add_argument(
-        "--seconds", type=float, default=1.0, metavar="T", help="length of each run (default 1)"
-    )
-    engine.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
-    engine.add_argument(
-        "--repeat", type=int, default=5, metavar="R", help="runs; the median is reported"
-    )
-    engine.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    _add_run_options(engine)
     engine.add_argument(
         "--checked", action="store_true", help="checked apply with the event log on"
     )
-    engine.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json_option(engine, help=JSON_HELP)
     kernel = sub.add_parser(
         "kernel",
         help="random rounds in the compiled playout kernel (koikoi[fast])",
@@ -66,14 +82,14 @@ def register(subparsers: Any) -> None:
     kernel.add_argument(
         "--seconds", type=float, default=2.0, metavar="T", help="time to measure (default 2)"
     )
-    kernel.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
-    kernel.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    add_rules_option(kernel, help="rule set")
+    add_seed_option(kernel)
     kernel.add_argument(
         "--policy",
         default="random",
         help="rollout policy: random, greedy or yaku (default random)",
     )
-    kernel.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json_option(kernel, help=JSON_HELP)
     agent = sub.add_parser(
         "agent",
         help="decision latency of an agent (mean, p50, p90, p99, max)",
@@ -88,12 +104,12 @@ def register(subparsers: Any) -> None:
     agent.add_argument(
         "--against", default="heuristic", metavar="SPEC", help="opponent (default heuristic)"
     )
-    agent.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
+    add_rules_option(agent, help="rule set")
     agent.add_argument(
         "--decisions", type=int, default=200, metavar="N", help="decisions to time (default 200)"
     )
-    agent.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
-    agent.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_seed_option(agent)
+    add_json_option(agent, help=JSON_HELP)
     _register_human(sub)
     _register_env(sub)
 
@@ -142,12 +158,10 @@ def _engine(args: argparse.Namespace) -> int:
     )
     command = engine_command_line(args)
     data = result.to_dict()
-    if args.json:
-        print(json.dumps({**data, "command": command}))
+    if _printed_json(args, data, command):
         return 0
     mode = "checked apply, events on" if args.checked else "apply_id, events off"
     runs = data["runs"]
-    print(f"command: {command}")
     print(
         f"engine random play, rules {result.rules}, {mode}, "
         f"{data['implementation']} {data['python']} on {data['machine']}"
@@ -181,7 +195,6 @@ def _printed_json(args: argparse.Namespace, result: dict[str, Any], command: str
 def _kernel(args: argparse.Namespace) -> int:
     import importlib
 
-    from koikoi.cli.common import CommandError
     from koikoi.game.errors import InvalidInputError
     from koikoi.game.rules import load_rules
 
@@ -255,7 +268,7 @@ def _agent(args: argparse.Namespace) -> int:
 def _register_human(sub: Any) -> None:
     human = sub.add_parser(
         "human",
-        help="agreement of agents with recorded human moves, by decision kind",
+        help="human agreement: how often agents make the recorded moves, by decision kind",
         description=(
             "Put every recorded decision that had a choice (hand play, drawn-card choice, "
             "koi-koi decision) to each agent, as the view of the player who made it, and "
@@ -277,8 +290,8 @@ def _register_human(sub: Any) -> None:
     human.add_argument(
         "--games", type=int, metavar="N", help="the first N games only (natural file order)"
     )
-    human.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
-    human.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_seed_option(human)
+    add_json_option(human, help=JSON_HELP)
 
 
 def human_command_line(args: argparse.Namespace) -> str:
@@ -346,21 +359,14 @@ def _register_env(sub: Any) -> None:
     env.add_argument(
         "--n", type=int, default=1024, metavar="N", help="environments stepped together (1024)"
     )
-    env.add_argument(
-        "--seconds", type=float, default=1.0, metavar="T", help="length of each run (default 1)"
-    )
-    env.add_argument("--rules", default="nintendo", metavar="NAME|FILE", help="rule set")
-    env.add_argument(
-        "--repeat", type=int, default=5, metavar="R", help="runs; the median is reported"
-    )
-    env.add_argument("--seed", type=int, default=0, metavar="S", help="seed (default 0)")
+    _add_run_options(env)
     env.add_argument(
         "--baselines",
         choices=("all", "none"),
         default="all",
         help="measure the per-step Python interfaces too (default all)",
     )
-    env.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json_option(env, help=JSON_HELP)
 
 
 def env_command_line(args: argparse.Namespace) -> str:
@@ -507,7 +513,6 @@ def _env(args: argparse.Namespace) -> int:
     import os
     from collections.abc import Callable
 
-    from koikoi.cli.common import CommandError
     from koikoi.game.errors import InvalidInputError
     from koikoi.game.rules import load_rules
 

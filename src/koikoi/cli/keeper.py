@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from koikoi.cli.common import add_command, add_json_option, add_rules_option
 from koikoi.cli.rules import width
 from koikoi.game.errors import InvalidInputError, json_error_text
 from koikoi.i18n import N_, language, t, td, tn
@@ -40,8 +41,10 @@ _FLAT_AWARDS = {
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi keeper``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "keeper",
+        run=run,
         help="keep the score of a match played with real cards, round by round",
         description=(
             "Keep the score of a whole match played with real cards: for each round who "
@@ -50,10 +53,9 @@ def register(subparsers: Any) -> None:
             "stdin (u undoes the last round, q ends the match), or from a match file."
         ),
     )
-    parser.add_argument(
-        "--rules",
+    add_rules_option(
+        parser,
         default=None,
-        metavar="NAME|FILE",
         help="preset or house-rules file (default: the match file's, else nintendo)",
     )
     parser.add_argument(
@@ -75,8 +77,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--file", default=None, metavar="MATCH", help="read the rounds from a .toml or .json file"
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(func=run)
+    add_json_option(parser)
 
 
 # ------------------------------------------------------------------ parsing
@@ -165,6 +166,13 @@ def _new_sheet(
 # ---------------------------------------------------------------- match file
 
 
+def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], at: str) -> None:
+    """Raise :class:`InvalidInputError` naming the first key of ``table`` not ``allowed``."""
+    for key in table:
+        if key not in allowed:
+            raise InvalidInputError(f"{at}: unknown key {key!r}: allowed {', '.join(allowed)}")
+
+
 def load_match_file(
     path: Path,
     *,
@@ -199,11 +207,7 @@ def load_match_file(
         raise InvalidInputError(f"{where}: not valid TOML: {exc}") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"{where}: the match file must be a table of keys")
-    for key in data:
-        if key not in _FILE_KEYS:
-            raise InvalidInputError(
-                f"{where}: unknown key {key!r}: allowed {', '.join(_FILE_KEYS)}"
-            )
+    _check_keys(data, _FILE_KEYS, where)
 
     if rules_source is None:
         file_rules = data.get("rules", "nintendo")
@@ -248,11 +252,7 @@ def load_match_file(
         at = f"{where}: round {i}"
         if not isinstance(item, dict):
             raise InvalidInputError(f"{at}: must be a table with keys {', '.join(_ROUND_KEYS)}")
-        for key in item:
-            if key not in _ROUND_KEYS:
-                raise InvalidInputError(
-                    f"{at}: unknown key {key!r}: allowed {', '.join(_ROUND_KEYS)}"
-                )
+        _check_keys(item, _ROUND_KEYS, at)
         try:
             winner_text = item.get("winner")
             if not isinstance(winner_text, str):

@@ -15,15 +15,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from koikoi.cli.common import add_command, add_language_option
+
 __all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi play``."""
-    from koikoi.cli.common import add_language_option
 
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "play",
+        run=run,
         help="play Koi-Koi against the AI in the terminal",
         description=(
             "Play Koi-Koi against the AI, full screen in the terminal (80x24 or larger). "
@@ -64,7 +67,6 @@ def register(subparsers: Any) -> None:
         help="where finished matches are recorded (default $KOIKOI_HOME/records "
         "or ~/.local/share/koikoi/records)",
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from koikoi.cli.common import add_command
+
 __all__ = ["register", "run_export", "run_import"]
 
 FORMATS = ("guan",)
@@ -28,12 +30,10 @@ def register(subparsers: Any) -> None:
         ("import", run_import, "game records of other formats to koikoi records", "FILE"),
         ("export", run_export, "koikoi records to other formats", "RECORD"),
     ):
-        parser = subparsers.add_parser(
-            verb,
-            help=f"convert {what}",
-            description=f"Convert {what}.",
+        parser = add_command(
+            subparsers, verb, run=func, help=f"convert {what}", description=f"Convert {what}."
         )
-        parser.set_defaults(func=func, io_format=None, _io_parser=parser)
+        parser.set_defaults(io_format=None, _io_parser=parser)
         sub = parser.add_subparsers(dest="io_format", metavar="FORMAT")
         if verb == "import":
             guan = sub.add_parser(
@@ -96,6 +96,22 @@ def _write(path: Path, text: str) -> None:
         raise RecordError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
 
+def _write_all(out: str, converted: list[tuple[Path, str, str, str]]) -> Path:
+    """Write every converted file into the folder ``out`` (created if missing), one
+    line each; the folder.
+
+    Args:
+        out: the folder.
+        converted: ``(source, target file name, text, note)`` for each file.
+    """
+    folder = _out_folder(out)
+    for path, name, text, note in converted:
+        target = folder / name
+        _write(target, text)
+        print(f"{path} -> {target} ({note})")
+    return folder
+
+
 def _rounds(n: int) -> str:
     from koikoi.i18n import tn
 
@@ -122,7 +138,7 @@ def run_import(args: argparse.Namespace) -> int:
     from koikoi.i18n import t, tn
     from koikoi.lab.guan import guan_to_record, is_guan, json_files, load_guan
 
-    converted = []
+    converted: list[tuple[Path, str, str, str]] = []
     for path in json_files(args.files):
         data, where = load_guan(path)
         if not is_guan(data):
@@ -131,15 +147,13 @@ def run_import(args: argparse.Namespace) -> int:
                 f"{where}: not a Guan game file{hint}: expected an object with 'info', "
                 "'result' and 'record'"
             )
-        converted.append((path, guan_to_record(data, where=where)))
-    folder = _out_folder(args.out)
-    for path, record in converted:
-        target = folder / f"{path.stem}.record.json"
-        _write(target, record.to_json())
+        record = guan_to_record(data, where=where)
         outcome = (
             t("unfinished") if not record.finished else t("scores {scores}", scores=record.scores)
         )
-        print(f"{path} -> {target} ({_rounds(len(record.deals))}, {outcome})")
+        note = f"{_rounds(len(record.deals))}, {outcome}"
+        converted.append((path, f"{path.stem}.record.json", record.to_json(), note))
+    folder = _write_all(args.out, converted)
     print(
         tn(
             "imported {n} game into {folder}",
@@ -161,7 +175,7 @@ def run_export(args: argparse.Namespace) -> int:
     from koikoi.i18n import tn
     from koikoi.lab.guan import guan_to_json, json_files, record_to_guan
 
-    converted = []
+    converted: list[tuple[Path, str, str, str]] = []
     for path in json_files(args.files):
         try:
             record = load_record(path)
@@ -175,13 +189,9 @@ def run_export(args: argparse.Namespace) -> int:
             data = record_to_guan(record)
         except RecordError as exc:
             raise RecordError(f"{path}: {exc}") from None
-        converted.append((path, data))
-    folder = _out_folder(args.out)
-    for path, data in converted:
-        stem = path.stem.removesuffix(".record")
-        target = folder / f"{stem}.guan.json"
-        _write(target, guan_to_json(data))
-        print(f"{path} -> {target} ({_rounds(len(data['record']))})")
+        name = f"{path.stem.removesuffix('.record')}.guan.json"
+        converted.append((path, name, guan_to_json(data), _rounds(len(data["record"]))))
+    folder = _write_all(args.out, converted)
     print(
         tn(
             "exported {n} record into {folder}",

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from koikoi.cli.common import CommandError, add_command
+
 if TYPE_CHECKING:
     from koikoi.features.narrate import Mistake
     from koikoi.game.engine import Event, Match
@@ -27,8 +29,10 @@ __all__ = ["format_replay", "mistake_lines", "register", "run"]
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi replay``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "replay",
+        run=run,
         help="check a game record and print it turn by turn",
         description=(
             "Replay a game record through the engine, checking every deal, action and "
@@ -50,7 +54,6 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="use the recorded deals without comparing them with the seed's shuffles",
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,8 +119,6 @@ def mistake_lines(record: GameRecord, mistakes: Mapping[int, Mistake]) -> Iterat
 
 def _run_tui(record: GameRecord, mistakes: Mapping[int, Mistake]) -> int:
     import importlib
-
-    from koikoi.cli.common import CommandError
 
     try:
         module = importlib.import_module("koikoi.tui.replay")

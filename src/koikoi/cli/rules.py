@@ -15,6 +15,7 @@ import argparse
 import unicodedata
 from typing import Any
 
+from koikoi.cli.common import add_command
 from koikoi.i18n import language, t, td, tn
 
 __all__ = ["format_value", "register", "run", "width"]
@@ -22,12 +23,14 @@ __all__ = ["format_value", "register", "run", "width"]
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi rules`` and its subcommands."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "rules",
+        run=run,
         help="list, show, compare and check rule sets",
         description="List the presets, show a rule set as TOML, compare two, check a file.",
     )
-    parser.set_defaults(func=run, rules_command=None)
+    parser.set_defaults(rules_command=None)
     sub = parser.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
     sub.add_parser("list", help="the presets: rounds, koi-koi bonus, yaku combination")
     show = sub.add_parser("show", help="the complete TOML of a preset or house-rules file")

@@ -16,13 +16,17 @@ import argparse
 import json
 from typing import Any
 
+from koikoi.cli.common import add_command, add_json_option, add_rules_option
+
 __all__ = ["register", "run", "score_report"]
 
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi score``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "score",
+        run=run,
         help="score a capture pile: yaku, multipliers, total",
         description=(
             "Score a capture pile as a stop: each yaku with its cards and points, the "
@@ -30,10 +34,8 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("cards", nargs="+", metavar="CARD", help="card codes, e.g. 1L 3L 8L 9A")
-    parser.add_argument(
-        "--rules", default="nintendo", metavar="NAME|FILE", help="preset or house-rules file"
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_rules_option(parser)
+    add_json_option(parser)
     parser.add_argument(
         "--round",
         type=int,
@@ -51,7 +53,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--opponent-koikoi", action="store_true", help="the opponent had called koi-koi"
     )
-    parser.set_defaults(func=run)
 
 
 def score_report(

@@ -12,6 +12,7 @@ import json
 import os
 from typing import Any, Final
 
+from koikoi.cli.common import add_command
 from koikoi.game.errors import KoiKoiError
 from koikoi.i18n import t
 
@@ -64,8 +65,10 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
 
 def register(subparsers: Any) -> None:
     """Add ``serve`` to the ``koikoi`` command."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "serve",
+        run=run,
         help="run the web game (play the AI, a friend by invite link, spectate, score keeper)",
         description=(
             "Run the web game on http://HOST:PORT/: play the AI from level 1 to 8 (expert, "
@@ -120,7 +123,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--ai-delay", type=float, default=0.0, help=argparse.SUPPRESS)
     parser.add_argument("--allow-seed", action="store_true", help=argparse.SUPPRESS)
-    parser.set_defaults(func=run)
 
 
 def _config(args: argparse.Namespace) -> Any:

@@ -13,28 +13,28 @@ import hashlib
 import json
 from typing import Any
 
+from koikoi.cli.common import add_command, add_json_option, add_rules_option, add_seed_option
+
 __all__ = ["match_seed", "register", "run", "simulate", "split_agent_specs"]
 
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi simulate``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "simulate",
+        run=run,
         help="play full matches between agents and record them",
         description=(
             "Play full matches between two agents (random vs random by default), write "
             "one game record per match into --out, and print a summary."
         ),
     )
-    parser.add_argument(
-        "--rules", default="nintendo", metavar="NAME|FILE", help="preset or house-rules file"
-    )
+    add_rules_option(parser)
     parser.add_argument(
         "--games", type=int, default=10, metavar="N", help="matches to play (default 10)"
     )
-    parser.add_argument(
-        "--seed", type=int, default=0, metavar="S", help="seed of the run (default 0)"
-    )
+    add_seed_option(parser, help="seed of the run (default 0)")
     parser.add_argument("--out", metavar="DIR", help="write one record per match into DIR")
     parser.add_argument(
         "--agents",
@@ -42,8 +42,7 @@ def register(subparsers: Any) -> None:
         metavar="A,B",
         help="agent specs of players 0 and 1, comma-separated (default random,random)",
     )
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.set_defaults(func=run)
+    add_json_option(parser, help="print the summary as JSON")
 
 
 def match_seed(seed: int, index: int, role: str = "match") -> int:

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from koikoi.cli.common import add_command, add_json_option
+
 if TYPE_CHECKING:
     from koikoi.features.stats import Summary, Tally
     from koikoi.tui.history import History
@@ -23,8 +25,10 @@ __all__ = ["format_stats", "register", "run"]
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi stats``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "stats",
+        run=run,
         help="your statistics over the finished matches of koikoi play",
         description=(
             "Statistics over the matches played to the end in the terminal game: games, "
@@ -38,14 +42,13 @@ def register(subparsers: Any) -> None:
         help="the history file (default $KOIKOI_HOME/history.jsonl "
         "or ~/.local/share/koikoi/history.jsonl)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(parser)
     parser.add_argument(
         "--record",
         metavar="N",
         type=int,
         help="print the game record of match N of the list (for koikoi replay FILE)",
     )
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

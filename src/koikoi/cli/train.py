@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from koikoi.cli.common import add_command, add_json_option, add_seed_option
+
 __all__ = ["register"]
 
 DEFAULT_EQUITY_ROUNDS = 3000
@@ -28,14 +30,17 @@ DEFAULT_WEIGHT_DECAY = 1e-4
 
 def register(subparsers: Any) -> None:
     """Add ``koikoi train``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "train",
         help="rebuild the AI's measured and learned data (match equity, value network)",
         description="Rebuild the data the strongest AI player ships with, reproducibly.",
     )
     sub = parser.add_subparsers(dest="what", metavar="WHAT")
-    equity = sub.add_parser(
+    equity = add_command(
+        sub,
         "equity",
+        run=_run_equity,
         help="measure the round-outcome distributions behind the match-equity tables",
         description=(
             "Play rounds of self-play under each preset (the heuristic on both sides, or --agent) "
@@ -51,9 +56,7 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=f"rounds per preset (default {DEFAULT_EQUITY_ROUNDS})",
     )
-    equity.add_argument(
-        "--seed", type=int, default=DEFAULT_EQUITY_SEED, metavar="S", help="seed (default 1)"
-    )
+    add_seed_option(equity, default=DEFAULT_EQUITY_SEED, help="seed (default 1)")
     equity.add_argument(
         "--rules",
         action="append",
@@ -73,9 +76,10 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="where to write the JSON (default: standard output)",
     )
-    equity.set_defaults(func=_run_equity)
-    value = sub.add_parser(
+    value = add_command(
+        sub,
         "value",
+        run=_run_value,
         help="train the value network by self-play",
         description=(
             "Play rounds of self-play (the heuristic player, with some random moves), label "
@@ -98,7 +102,7 @@ def register(subparsers: Any) -> None:
         metavar="RULES",
         help="a preset or house-rules file to play under (repeatable; default: every preset)",
     )
-    value.add_argument("--seed", type=int, default=1, metavar="S", help="seed (default 1)")
+    add_seed_option(value, default=1, help="seed (default 1)")
     value.add_argument(
         "--epochs",
         type=int,
@@ -135,8 +139,7 @@ def register(subparsers: Any) -> None:
     value.add_argument(
         "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
     )
-    value.add_argument("--json", action="store_true", help="print the curve as JSON")
-    value.set_defaults(func=_run_value)
+    add_json_option(value, help="print the curve as JSON")
     parser.set_defaults(func=lambda args: _usage(parser))
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "distinct_names",
     "iter_steps",
     "load_record",
+    "read_json_file",
     "record_from_dict",
     "replay",
 ]
@@ -712,21 +713,37 @@ def load_record(source: str | Path) -> GameRecord:
             or a missing or malformed key (named).
     """
     if isinstance(source, str) and source.lstrip().startswith("{"):
-        text, where = source, "record"
-    else:
-        p = Path(source)
-        where = str(p)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise RecordError(f"cannot read record {where!r}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise RecordError(f"record {where!r} is not UTF-8 text") from None
+        return record_from_dict(_parse_json(source, "record"), where="record")
+    data, where = read_json_file(source, what="record")
+    return record_from_dict(data, where=where)
+
+
+def read_json_file(path: str | Path, *, what: str) -> tuple[Any, str]:
+    """The parsed JSON of the file at ``path`` and its name for messages.
+
+    Args:
+        path: the file.
+        what: what the file should be, for messages (``"record"``).
+
+    Raises:
+        RecordError: the file cannot be read, is not UTF-8 text or is not JSON.
+    """
+    p = Path(path)
+    where = str(p)
     try:
-        data = json.loads(text)
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read {what} {where!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{what} {where!r} is not UTF-8 text") from None
+    return _parse_json(text, where), where
+
+
+def _parse_json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where}: not valid JSON: {json_error_text(exc)}") from None
-    return record_from_dict(data, where=where)
 
 
 def record_from_dict(data: Any, *, where: str = "record") -> GameRecord:

@@ -44,17 +44,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from koikoi.game.actions import (
-    DISCARD_BASE,
-    KOIKOI_ID,
-    PLAY_TARGET_BASE,
-    STOP_ID,
-    TAKE_BASE,
+    Discard,
+    KoiKoi,
+    Play,
+    Stop,
+    TakeDrawn,
+    action_from_id,
     describe_action_id,
 )
 from koikoi.game.cards import CODES, card_list, parse_card
 from koikoi.game.engine import Event, Match, Phase
-from koikoi.game.errors import IllegalActionError, RecordError, json_error_text
-from koikoi.game.record import GameRecord, replay
+from koikoi.game.errors import IllegalActionError, RecordError
+from koikoi.game.record import GameRecord, read_json_file, replay
 from koikoi.game.rules import Rules, diff_rules, get_rules
 from koikoi.game.scoring import EXHAUSTED_REASONS
 
@@ -333,19 +334,7 @@ def load_guan(source: str | Path) -> tuple[Any, str]:
     Raises:
         RecordError: the file cannot be read or is not JSON.
     """
-    p = Path(source)
-    where = str(p)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read {where!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{where}: not UTF-8 text") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{where}: not valid JSON: {json_error_text(exc)}") from None
-    return data, where
+    return read_json_file(source, what="Guan game file")
 
 
 # ------------------------------------------------------------------ import
@@ -395,20 +384,18 @@ def _new_events(match: Match, before: int, kind: str) -> Event | None:
 def _choose(legal: list[int], card: int, capture: tuple[int, ...]) -> int | None:
     """The legal action that plays ``card`` and captures what the file says, if any."""
     options = [
-        i
+        (i, a)
         for i in legal
-        if i == card
-        or (PLAY_TARGET_BASE <= i < DISCARD_BASE and (i - PLAY_TARGET_BASE) // 48 == card)
-        or i == DISCARD_BASE + card
+        if isinstance(a := action_from_id(i), Play | Discard) and a.card == card
     ]
     if len(options) == 1:
-        return options[0]
-    for i in options:
-        if PLAY_TARGET_BASE <= i < DISCARD_BASE and (i - PLAY_TARGET_BASE) % 48 in capture:
+        return options[0][0]
+    for i, a in options:
+        if isinstance(a, Play) and a.target is not None and a.target in capture:
             return i
-        if i == DISCARD_BASE + card and not capture:
+        if isinstance(a, Discard) and not capture:
             return i
-    return options[0] if options and capture else None
+    return options[0][0] if options and capture else None
 
 
 def _play_turn(match: Match, turn: _Turn, k: int, where: str) -> None:
@@ -444,12 +431,7 @@ def _play_turn(match: Match, turn: _Turn, k: int, where: str) -> None:
     before = len(match.events)
     match.apply(action)
     play = _new_events(match, before, "play")
-    got = play.cards if play is not None else 0
-    if got != _mask(turn.capture):
-        raise RecordError(
-            f"{where}: {CODES[turn.card]} captures {_names(got)} under {GUAN_RULES} rules; "
-            f"the file says {_guan_names(turn.capture)}"
-        )
+    _check_capture(CODES[turn.card], play.cards if play is not None else 0, turn.capture, where)
     draw = _new_events(match, before, "draw")
     if draw is None or draw.card != turn.drawn:
         drawn = CODES[draw.card] if draw is not None and draw.card is not None else "nothing"
@@ -458,7 +440,11 @@ def _play_turn(match: Match, turn: _Turn, k: int, where: str) -> None:
         )
     got = draw.cards
     if match.phase is Phase.TAKE:
-        targets = [i for i in match.legal_ids() if i - TAKE_BASE in turn.capture2]
+        targets = [
+            i
+            for i in match.legal_ids()
+            if isinstance(a := action_from_id(i), TakeDrawn) and a.target in turn.capture2
+        ]
         if not targets:
             raise RecordError(
                 f"{where}: the drawn {CODES[turn.drawn]} may capture "
@@ -469,12 +455,17 @@ def _play_turn(match: Match, turn: _Turn, k: int, where: str) -> None:
         match.apply(targets[0])
         take = _new_events(match, before, "take")
         got = take.cards if take is not None else 0
-    if got != _mask(turn.capture2):
-        raise RecordError(
-            f"{where}: the drawn {CODES[turn.drawn]} captures {_names(got)} under "
-            f"{GUAN_RULES} rules; the file says {_guan_names(turn.capture2)}"
-        )
+    _check_capture(f"the drawn {CODES[turn.drawn]}", got, turn.capture2, where)
     _decide(match, turn, settled, where)
+
+
+def _check_capture(card: str, got: int, capture: tuple[int, ...], where: str) -> None:
+    """Raise :class:`RecordError` unless ``card`` captured (``got``) what the file says."""
+    if got != _mask(capture):
+        raise RecordError(
+            f"{where}: {card} captures {_names(got)} under {GUAN_RULES} rules; "
+            f"the file says {_guan_names(capture)}"
+        )
 
 
 def _decide(match: Match, turn: _Turn, settled: int, where: str) -> None:
@@ -485,7 +476,7 @@ def _decide(match: Match, turn: _Turn, settled: int, where: str) -> None:
                 f"{where}: {_who(p)} may call koi-koi or stop under {GUAN_RULES} rules, "
                 "but the file records no decision (isKoiKoi null)"
             )
-        match.apply(KOIKOI_ID if turn.koikoi else STOP_ID)
+        match.apply(KoiKoi() if turn.koikoi else Stop())
         return
     if turn.koikoi is True:
         raise RecordError(

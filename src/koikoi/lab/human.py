@@ -1,4 +1,4 @@
-"""How often an agent makes the recorded move: top-1 agreement with game records.
+"""Human agreement: how often an agent makes the recorded move (top-1) in game records.
 
 Every decision of a record that had a choice (two or more legal actions) is put
 to the agent as the :class:`~koikoi.game.views.PlayerView` of the player who made it
@@ -13,8 +13,9 @@ grouped by kind:
 
 Each kind gets the count, the agreement rate with its 95% Wilson interval, and
 the rate a uniform random choice among the legal actions would reach on
-average (``chance``). Records of human games (:mod:`koikoi.lab.guan`) make this a
-measure of how human-like an agent plays. ``koikoi bench human`` runs it.
+average (``chance``). On records of human games (:mod:`koikoi.lab.guan`) this is
+the human agreement: a measure of how human-like an agent plays. ``koikoi bench
+human`` runs it.
 
 >>> from koikoi.game.engine import Match
 >>> from koikoi.game.record import GameRecord
@@ -136,7 +137,7 @@ def _tally(agreed: int, n: int, chance: float) -> dict[str, Any]:
 
 
 def agreement(found: Iterable[Decision], spec: str, *, seed: int = 0) -> dict[str, Any]:
-    """Top-1 agreement of agent ``spec`` with recorded decisions (see :func:`decisions`).
+    """The human agreement (top-1) of agent ``spec`` with the decisions of :func:`decisions`.
 
     Args:
         found: the decisions (a list can be put to several agents in turn).
