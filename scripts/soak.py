@@ -134,7 +134,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from koikoi.server.app import create_app
-    from koikoi.server.hub import ServerConfig
+    from koikoi.server.config import ServerConfig
     from koikoi.server.logs import configure_logging
 
     configure_logging("warning")

@@ -653,7 +653,7 @@ def test_serve_limit_defaults_in_the_help_are_the_servers() -> None:
     """The flags' help repeats ServerConfig's defaults (registering imports no server code)."""
     pytest.importorskip("starlette")
     from koikoi.cli.serve import _LIMITS
-    from koikoi.server.hub import ENV_FIELDS, ServerConfig
+    from koikoi.server.config import ENV_FIELDS, ServerConfig
 
     config = ServerConfig()
     for flag, kind, default, _ in _LIMITS:

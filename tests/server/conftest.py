@@ -20,7 +20,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from koikoi.server.app import create_app
-from koikoi.server.hub import ServerConfig
+from koikoi.server.config import ServerConfig
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
 

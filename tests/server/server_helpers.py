@@ -23,7 +23,7 @@ import httpx
 from koikoi.game.cards import CODES, mask_of
 from koikoi.game.engine import Match
 from koikoi.game.rules import Rules
-from koikoi.server.hub import ServerConfig
+from koikoi.server.config import ServerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

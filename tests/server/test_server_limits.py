@@ -25,11 +25,14 @@ from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 from starlette.testclient import TestClient
 
-from koikoi.server import hub as hub_module
+from koikoi.server import config as config_module
+from koikoi.server import limits as limits_module
 from koikoi.server import logs as logs_module
+from koikoi.server import metrics as metrics_module
 from koikoi.server import protocol as protocol_module
+from koikoi.server import storage as storage_module
 from koikoi.server.app import SECURITY_HEADERS, create_app
-from koikoi.server.hub import ServerConfig
+from koikoi.server.config import ServerConfig
 from koikoi.server.protocol import (
     CLOSE_CODES,
     MAX_HOUSE_RULES_DEPTH,
@@ -123,7 +126,14 @@ def assert_no_traceback(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_server_doctests() -> None:
-    for module in (protocol_module, hub_module, logs_module):
+    for module in (
+        protocol_module,
+        config_module,
+        limits_module,
+        metrics_module,
+        logs_module,
+        storage_module,
+    ):
         failures, _ = doctest.testmod(module)
         assert failures == 0, module.__name__
 

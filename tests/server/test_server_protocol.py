@@ -15,7 +15,8 @@ from starlette.testclient import TestClient
 
 from koikoi.game.actions import KOIKOI_ID, NUM_ACTIONS, STOP_ID
 from koikoi.server.app import CONTENT_SECURITY_POLICY
-from koikoi.server.hub import ServerConfig, TokenBucket
+from koikoi.server.config import ServerConfig
+from koikoi.server.limits import TokenBucket
 from koikoi.server.protocol import (
     MAX_MESSAGE_BYTES,
     Act,

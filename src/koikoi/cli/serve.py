@@ -127,7 +127,7 @@ def register(subparsers: Any) -> None:
 
 def _config(args: argparse.Namespace) -> Any:
     """The server settings: the environment's ``KOIKOI_*`` limits, then the flags given."""
-    from koikoi.server.hub import ServerConfig
+    from koikoi.server.config import ServerConfig
 
     given: dict[str, Any] = {}
     for flag, _, _, _ in _LIMITS:
@@ -218,7 +218,7 @@ def worker_app() -> Any:
     """The app of one ``--workers`` process, from the settings its parent left in the
     environment (``KOIKOI_DATABASE_URL``, ``KOIKOI_SERVE_CONFIG``, ``KOIKOI_LOG_LEVEL``)."""
     from koikoi.server.app import create_app
-    from koikoi.server.hub import ServerConfig
+    from koikoi.server.config import ServerConfig
     from koikoi.server.logs import configure_logging
 
     configure_logging(os.environ.get("KOIKOI_LOG_LEVEL", "info"))

@@ -48,7 +48,7 @@ import signal
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Self, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -67,6 +67,7 @@ __all__ = [
     "Decision",
     "FairQueue",
     "Rating",
+    "SeatTask",
     "decision_seed",
     "default_workers",
 ]
@@ -111,27 +112,32 @@ class AIUnavailable(KoiKoiError):
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
-    """Everything a worker gets for one AI move.
-
-    Build it with :meth:`of`, which keeps only what the AI seat may know.
+class SeatTask:
+    """Everything a worker gets for one task on one seat's view (:class:`Decision`,
+    :class:`Rating`). Build it with :meth:`of`, which keeps only what the seat may know.
     """
 
     agent: str
-    """The agent spec (``"expert"``, ``"mcts:time=1"``)."""
+    """The agent spec (``"expert"``, ``"mcts:time=1"``; for hints an evaluator such as
+    ``"expert:time=0.3"``)."""
     view: PlayerView
-    """The AI seat's view, without its event history."""
+    """The seat's view, without its event history."""
     seed: int
-    """The seed of the decision's random generator (:func:`decision_seed`)."""
+    """The seed of the task's random generator (:func:`decision_seed`)."""
 
     @classmethod
-    def of(cls, agent: str, view: PlayerView, seed: int) -> Decision:
-        """The decision of ``agent`` for ``view`` (sent without its event history).
+    def of(cls, agent: str, view: PlayerView, seed: int) -> Self:
+        """The task of ``agent`` for ``view`` (sent without its event history).
 
         Raises:
             ValueError: ``view`` is a spectator's or not the seat's turn.
         """
         return cls(agent, _own(view), seed)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(SeatTask):
+    """One AI move: the action the agent chooses for the AI seat's view."""
 
     def run(self, agents: dict[str, Agent]) -> int:
         """Make the decision (in a worker) with the agents loaded there."""
@@ -139,25 +145,8 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
-class Rating:
-    """Everything a worker gets for one hint: the agent's value of each legal action
-    of the seat's view. Build it with :meth:`of`."""
-
-    agent: str
-    """The agent spec of hints (an evaluator such as ``"expert:time=0.3"``)."""
-    view: PlayerView
-    """The seat's view, without its event history."""
-    seed: int
-    """The seed of the rating's random generator."""
-
-    @classmethod
-    def of(cls, agent: str, view: PlayerView, seed: int) -> Rating:
-        """The rating of ``view``'s legal actions by ``agent``.
-
-        Raises:
-            ValueError: ``view`` is a spectator's or not the seat's turn.
-        """
-        return cls(agent, _own(view), seed)
+class Rating(SeatTask):
+    """One hint: the agent's value of each legal action of the seat's view."""
 
     def run(self, agents: dict[str, Agent]) -> dict[int, ActionValue]:
         """Rate the actions (in a worker) with the agents loaded there.

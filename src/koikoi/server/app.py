@@ -14,7 +14,7 @@ logs are JSON lines without query strings; tokens travel only in JSON bodies,
 WebSocket frames and URL fragments, never in paths.
 
 A WebSocket is admitted by the hub (caps per address and without ``hello``),
-must say ``hello`` within :attr:`~.hub.ServerConfig.hello_timeout` and send
+must say ``hello`` within :attr:`~.config.ServerConfig.hello_timeout` and send
 only text frames; refusals close it with a code of
 :data:`~.protocol.CLOSE_CODES` and a reason.
 """
@@ -27,9 +27,9 @@ import functools
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from urllib.parse import urlsplit
 
 import anyio.to_thread
@@ -59,7 +59,9 @@ from koikoi.game.errors import InvalidInputError, KoiKoiError, RulesError
 from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.game.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
 from koikoi.server import catalog
-from koikoi.server.hub import CLOSE, Connection, ConnectionRefused, Hub, ServerConfig
+from koikoi.server.config import ServerConfig
+from koikoi.server.connections import CLOSE, Connection, ConnectionRefused
+from koikoi.server.hub import Hub
 from koikoi.server.logs import LOGGER_NAME, fault_fields, log_event
 from koikoi.server.players import (
     PlayerService,
@@ -89,6 +91,7 @@ from koikoi.server.storage import Storage, default_database_url
 __all__ = ["CONTENT_SECURITY_POLICY", "SECURITY_HEADERS", "create_app"]
 
 log = logging.getLogger(LOGGER_NAME)
+R = TypeVar("R")
 STATIC_DIR: Final = Path(__file__).parent / "static"
 MAX_BODY_BYTES: Final = 64 * 1024
 MAX_RECORD_BYTES: Final = 2 * 1024 * 1024
@@ -514,64 +517,53 @@ def _players(request: Request) -> PlayerService:
     return service
 
 
-async def api_player_me(request: Request) -> Response:
-    """Register a device key (first time) or change the display name."""
+async def _player_request(
+    request: Request,
+    rate: str,
+    parse: Callable[[object], R],
+    answer: Callable[[PlayerService, R], Awaitable[dict[str, Any]]],
+) -> Response:
+    """One ``/api/players`` or ``/api/lobby`` request: the client's ``rate`` limit, the
+    JSON body validated by ``parse``, then the :class:`PlayerService`'s ``answer``
+    (a :class:`ProtocolError` on the way answers its error response)."""
     try:
-        _rate(request, "player")
-        req = parse_key_request(await _json_body(request), name=True)
-        return _ok(await _players(request).me(req))
+        _rate(request, rate)
+        req = parse(await _json_body(request))
+        return _ok(await answer(_players(request), req))
     except ProtocolError as exc:
         return _error(exc, request)
+
+
+async def api_player_me(request: Request) -> Response:
+    """Register a device key (first time) or change the display name."""
+    parse = functools.partial(parse_key_request, name=True)
+    return await _player_request(request, "player", parse, PlayerService.me)
 
 
 async def api_player_link(request: Request) -> Response:
     """Link a seat (proved by its token) to the device key's player."""
-    try:
-        _rate(request, "player")
-        req = parse_link_request(await _json_body(request))
-        return _ok(await _players(request).link(req))
-    except ProtocolError as exc:
-        return _error(exc, request)
+    return await _player_request(request, "player", parse_link_request, PlayerService.link)
 
 
 async def api_player_stats(request: Request) -> Response:
     """The device key's player's statistics and finished games."""
-    try:
-        _rate(request, "player")
-        req = parse_key_request(await _json_body(request))
-        return _ok(await _players(request).stats(req))
-    except ProtocolError as exc:
-        return _error(exc, request)
+    return await _player_request(request, "player", parse_key_request, PlayerService.stats)
 
 
 async def api_player_replay(request: Request) -> Response:
     """Replay frames of one of the device key's player's finished games."""
-    try:
-        _rate(request, "record")
-        req = parse_key_request(await _json_body(request), game=True)
-        return _ok(await _players(request).replay(req))
-    except ProtocolError as exc:
-        return _error(exc, request)
+    parse = functools.partial(parse_key_request, game=True)
+    return await _player_request(request, "record", parse, PlayerService.replay)
 
 
 async def api_lobby_quick(request: Request) -> Response:
     """Quick match: wait for, or pair with, a player who wants the same rule set."""
-    try:
-        _rate(request, "player")
-        req = parse_quick_request(await _json_body(request))
-        return _ok(await _players(request).quick(req))
-    except ProtocolError as exc:
-        return _error(exc, request)
+    return await _player_request(request, "player", parse_quick_request, PlayerService.quick)
 
 
 async def api_lobby_leave(request: Request) -> Response:
     """Stop waiting for a quick match."""
-    try:
-        _rate(request, "player")
-        req = parse_key_request(await _json_body(request))
-        return _ok(await _players(request).leave(req))
-    except ProtocolError as exc:
-        return _error(exc, request)
+    return await _player_request(request, "player", parse_key_request, PlayerService.leave)
 
 
 async def api_leaderboard(request: Request) -> Response:

@@ -49,13 +49,13 @@ from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from koikoi.server.connections import Connection, LiveRoom
+from koikoi.server.host import ClusterHost
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import ProtocolError
 
 if TYPE_CHECKING:
     import psycopg
-
-    from koikoi.server.hub import Connection, Hub, LiveRoom
 
 __all__ = ["ALL_CHANNEL", "Cluster", "conninfo_of", "node_channel"]
 
@@ -161,14 +161,14 @@ class Cluster:
     """This node's leases and messages (see the module docstring).
 
     Args:
-        hub: the node's hub (rooms, broadcasts, commits).
+        host: the server process's rooms, broadcasts and commits (its hub).
         url: the database URL (PostgreSQL).
         lease_seconds: how long a lease lasts without renewal: how long a game
             waits after its owner died before another node takes it over.
     """
 
-    def __init__(self, hub: Hub, url: str, lease_seconds: float = 5.0) -> None:
-        self.hub = hub
+    def __init__(self, host: ClusterHost, url: str, lease_seconds: float = 5.0) -> None:
+        self.host = host
         self.conninfo = conninfo_of(url)
         self.lease = lease_seconds
         self.tick = lease_seconds / 5
@@ -332,9 +332,9 @@ class Cluster:
         owner = await self._acquire_for_request(game_id)
         if owner != self.node:
             self.owned.pop(game_id, None)
-            self.hub.metrics.count("leases_lost")
+            self.host.metrics.count("leases_lost")
             log_event(log, "lease lost", logging.WARNING, game=game_id, owner=owner)
-            self.hub.drop_room(live, "the game moved to another server; reconnect")
+            self.host.drop_room(live, "the game moved to another server; reconnect")
             raise ProtocolError("server_error", "the game moved to another server; reconnect")
 
     def follows(self, game_id: str) -> bool:
@@ -394,7 +394,7 @@ class Cluster:
             (STALE_LEASE_SECONDS,),
         )
         if rows:
-            self.hub.metrics.count("stale_leases_deleted", len(rows))
+            self.host.metrics.count("stale_leases_deleted", len(rows))
             log_event(log, "stale leases deleted", count=len(rows))
         return len(rows)
 
@@ -413,8 +413,7 @@ class Cluster:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.hub.metrics.count("cluster_errors")
-                log_event(log, "lease renewal failed", logging.ERROR, error=type(exc).__name__)
+                self._fault("lease renewal failed", exc)
 
     def _renew_thread(self, loop: asyncio.AbstractEventLoop) -> None:
         """Renew every lease of this node, in a thread of its own with its own connection:
@@ -455,7 +454,7 @@ class Cluster:
     async def _check_lost(self, games: list[str]) -> None:
         """Games whose renewal found another owner: check once more, then drop them."""
         for game_id in games:
-            live = self.hub.rooms.get(game_id)
+            live = self.host.rooms.get(game_id)
             if game_id not in self.owned or self.may_write(game_id):
                 continue
             if live is None:
@@ -469,7 +468,7 @@ class Cluster:
         (one query finds them)."""
         wanted: list[str] = []
         for game_id, state in list(self.following.items()):
-            live = self.hub.rooms.get(game_id)
+            live = self.host.rooms.get(game_id)
             if live is None:
                 self.following.pop(game_id, None)
             elif live.conns or state.pending:
@@ -483,7 +482,7 @@ class Cluster:
         held = {str(r[0]) for r in rows}
         for game_id in wanted:
             found = self.following.get(game_id)
-            live = self.hub.rooms.get(game_id)
+            live = self.host.rooms.get(game_id)
             if game_id in held or found is None or live is None:
                 continue
             state = found
@@ -505,17 +504,17 @@ class Cluster:
         log_event(
             log, "game taken over", game=game_id, previous=state.leader, actions=live.room.seq
         )
-        self.hub.metrics.count("takeovers")
+        self.host.metrics.count("takeovers")
         self._send(ALL_CHANNEL, {"k": "owner", "g": game_id, "p": self.node})
         for p in state.pending:
             if p.future.done():
                 continue
             self._spawn(self._commit_pending(live, p))
-        self.hub.kick_ai(live)
+        self.host.kick_ai(live)
 
     async def _commit_pending(self, live: LiveRoom, p: Pending) -> None:
         try:
-            await self.hub.commit(live, p.seat, p.action, p.seq, p.conn, p.t0)
+            await self.host.commit(live, p.seat, p.action, p.seq, p.conn, p.t0)
         except ProtocolError as exc:
             if not p.future.done():
                 p.future.set_exception(exc)
@@ -533,7 +532,7 @@ class Cluster:
     async def _catch_up(self, live: LiveRoom, state: Followed | None = None) -> None:
         """Apply the stored actions this replica lacks (acknowledging forwarded ones)."""
         game_id = live.room.id
-        stored = await self.hub.stored_actions(game_id)
+        stored = await self.host.stored_actions(game_id)
         async with live.lock:
             for seq in range(live.room.seq, len(stored)):
                 self._apply(live, seq, stored[seq], state)
@@ -562,7 +561,7 @@ class Cluster:
         live.last_active = time.monotonic()
         if room.is_over:
             live.finished_stored = True  # the owner stores the record (else records rebuild it)
-        self.hub.broadcast(
+        self.host.broadcast(
             live,
             ack_conn=ack.conn if ack is not None else None,
             ack=seq if ack is not None else None,
@@ -586,14 +585,14 @@ class Cluster:
         back here (acknowledged), or raise the owner's refusal as :class:`ProtocolError`."""
         room = live.room
         state = self.following.get(room.id)
-        if state is None:  # pragma: no cover - the hub checks follows() first
+        if state is None:  # pragma: no cover - the host checks follows() first
             raise ProtocolError("server_error", "the game was reloaded; reconnect")
         room.check_act(seat, action, seq)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         pending = Pending(conn, seat, action, seq, t0, future)
         state.pending.append(pending)
         self._send(node_channel(state.leader), self._act_request(room.id, pending))
-        self.hub.metrics.count("forwarded")
+        self.host.metrics.count("forwarded")
         try:
             await asyncio.wait_for(asyncio.shield(future), self.lease * 3 + 5)
         except TimeoutError:
@@ -668,19 +667,23 @@ class Cluster:
 
     def remote_players(self, game_id: str) -> bool:
         """Whether a player of the game is connected to another node (the owner asks)."""
-        owned = self.owned.get(game_id)
-        if owned is None:
-            return False
-        horizon = time.monotonic() - 3 * self.lease
-        return any((v[0] or v[1]) and t > horizon for t, v in owned.remote.values())
+        return self._remote(game_id, spectators=False)
 
     def remote_clients(self, game_id: str) -> bool:
         """Whether any client of the game is connected to another node."""
+        return self._remote(game_id, spectators=True)
+
+    def _remote(self, game_id: str, *, spectators: bool) -> bool:
+        """Whether a follower heard from lately has a player (or, with ``spectators``,
+        any client) of this node's game ``game_id``."""
         owned = self.owned.get(game_id)
         if owned is None:
             return False
         horizon = time.monotonic() - 3 * self.lease
-        return any((v[0] or v[1] or v[2]) and t > horizon for t, v in owned.remote.values())
+        return any(
+            (a or b or (spectators and n > 0)) and t > horizon
+            for t, (a, b, n) in owned.remote.values()
+        )
 
     def _heartbeat(self) -> None:
         """Followers repeat their presence each tick (one message per owner and up to
@@ -730,8 +733,7 @@ class Cluster:
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    self.hub.metrics.count("cluster_errors")
-                    log_event(log, "notify failed", logging.ERROR, error=type(exc).__name__)
+                    self._fault("notify failed", exc)
                     if conn is not None:
                         with contextlib.suppress(Exception):
                             await conn.close()
@@ -763,13 +765,7 @@ class Cluster:
                         try:
                             msg = json.loads(note.payload)
                         except ValueError as exc:
-                            self.hub.metrics.count("cluster_errors")
-                            log_event(
-                                log,
-                                "cluster message failed",
-                                logging.ERROR,
-                                error=type(exc).__name__,
-                            )
+                            self._fault("cluster message failed", exc)
                             continue
                         if isinstance(msg, dict) and msg.get("k") in _BESIDE_THE_LOOP:
                             self._spawn(self._on_message_logged(msg))
@@ -778,8 +774,7 @@ class Cluster:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.hub.metrics.count("cluster_errors")
-                log_event(log, "listen failed", logging.ERROR, error=type(exc).__name__)
+                self._fault("listen failed", exc)
                 await asyncio.sleep(0.5)
 
     async def _on_message_logged(self, msg: dict[str, Any]) -> None:
@@ -789,13 +784,17 @@ class Cluster:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            self.hub.metrics.count("cluster_errors")
-            log_event(log, "cluster message failed", logging.ERROR, error=type(exc).__name__)
+            self._fault("cluster message failed", exc)
+
+    def _fault(self, event: str, exc: BaseException) -> None:
+        """Count a cluster error and log it as ``event`` (with the error's type only)."""
+        self.host.metrics.count("cluster_errors")
+        log_event(log, event, logging.ERROR, error=type(exc).__name__)
 
     async def _on_message(self, msg: dict[str, Any]) -> None:
         kind = msg.get("k")
         game_id = str(msg.get("g", ""))
-        live = self.hub.rooms.get(game_id)
+        live = self.host.rooms.get(game_id)
         if kind == "act":  # a follower forwards an action to us, the owner
             self._spawn(self._on_forwarded(live, msg))
         elif kind == "did":  # the owner stored an action
@@ -831,7 +830,7 @@ class Cluster:
                 owned.followers.discard(str(msg["p"]))
                 owned.remote.pop(str(msg["p"]), None)
                 if live is not None:
-                    self.hub.broadcast_presence(live)
+                    self.host.broadcast_presence(live)
         elif kind == "sync":
             state = self.following.get(game_id)
             if live is not None and state is not None and int(msg["n"]) > live.room.seq:
@@ -845,7 +844,7 @@ class Cluster:
         elif kind == "beat":  # a follower's presence in many games
             node = str(msg["p"])
             for gid, v in dict(msg["v"]).items():
-                await self._on_presence(self.hub.rooms.get(gid), {"g": gid, "p": node, "v": v})
+                await self._on_presence(self.host.rooms.get(gid), {"g": gid, "p": node, "v": v})
         elif kind == "owner":
             state = self.following.get(game_id)
             node = str(msg["p"])
@@ -864,13 +863,13 @@ class Cluster:
             if live is not None and state is not None and str(msg["p"]) != self.node:
                 await self._recheck(live, state)
         elif kind == "seat" and live is not None and str(msg["p"]) != self.node:
-            self.hub.seat_claimed(live, int(msg["i"]), str(msg["n"]), str(msg["h"]))
+            self.host.seat_claimed(live, int(msg["i"]), str(msg["n"]), str(msg["h"]))
 
     async def _recheck(self, live: LiveRoom, state: Followed) -> None:
         """The owner let go: take the game if this node has clients, else follow anew."""
         game_id = live.room.id
         if not live.conns and not state.pending:
-            self.hub.drop_room(live, "")
+            self.host.drop_room(live, "")
             return
         owner = await self._acquire(game_id)
         if self.following.get(game_id) is not state:
@@ -895,8 +894,8 @@ class Cluster:
             owned.remote[node] = (time.monotonic(), value)
             owned.followers.add(node)
             if before is None or before[1] != value:
-                self.hub.broadcast_presence(live)
-                self.hub.kick_ai(live)
+                self.host.broadcast_presence(live)
+                self.host.kick_ai(live)
             return
         state = self.following.get(game_id)
         if state is not None and "p" not in msg:  # the owner's merged figure
@@ -905,7 +904,7 @@ class Cluster:
                 value[1],
                 value[2],
             )
-            self.hub.broadcast_presence(live)
+            self.host.broadcast_presence(live)
 
     async def _on_forwarded(self, live: LiveRoom | None, msg: dict[str, Any]) -> None:
         """Store a follower's action as if one of our clients had sent it."""
@@ -923,7 +922,7 @@ class Cluster:
             self._send(node_channel(node), {"k": "did", "g": game_id, "n": seq, "a": action})
             return
         try:
-            await self.hub.commit(live, seat, action, seq, None, None)
+            await self.host.commit(live, seat, action, seq, None, None)
         except ProtocolError as exc:
             self._send(
                 node_channel(node),
@@ -933,7 +932,7 @@ class Cluster:
         if self._should_hand_over(live):
             await self._hand_over(live, node)
             return
-        self.hub.kick_ai(live)
+        self.host.kick_ai(live)
 
     def _should_hand_over(self, live: LiveRoom) -> bool:
         """Whether to give a game to the follower that forwards its actions: no client of
@@ -944,7 +943,7 @@ class Cluster:
             not live.conns
             and not room.is_over
             and all(seat.kind == "human" for seat in room.seats)
-            and self.hub.rooms.get(room.id) is live
+            and self.host.rooms.get(room.id) is live
             and room.id in self.owned
         )
 
@@ -963,9 +962,9 @@ class Cluster:
             if not self._should_hand_over(live):
                 return
             self.owned.pop(game_id, None)
-            self.hub.drop_room(live, "")
+            self.host.drop_room(live, "")
             if not await self._release_lease(game_id):
                 return
         self._send(node_channel(node), {"k": "free", "g": game_id, "p": self.node})
-        self.hub.metrics.count("handovers")
+        self.host.metrics.count("handovers")
         log_event(log, "game handed over", game=game_id, to=node, actions=live.room.seq)

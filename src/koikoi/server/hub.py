@@ -3,20 +3,21 @@
 The :class:`Hub` is the only place where the game logic (:class:`~.rooms.Room`,
 no I/O), the database (:class:`~.storage.Storage`, called from worker threads)
 and the connections meet. For each accepted action, under the room's lock:
-check it (:meth:`Room.check_act`), store it durably (:class:`ActionWriter`,
-group commit), apply it with the engine, then queue each connection's own
-``state`` message — the actor's carries ``ack``. A failed write changes
-nothing and answers ``server_error``.
+check it (:meth:`Room.check_act`), store it durably
+(:class:`~.writer.ActionWriter`, group commit), apply it with the engine, then
+queue each connection's own ``state`` message — the actor's carries ``ack``. A
+failed write changes nothing and answers ``server_error``.
 
-Connections are transport-neutral: a :class:`Connection` is an outbox of JSON
-texts that the WebSocket endpoint (``app.py``) drains. The hub admits them
+Connections are transport-neutral: a :class:`~.connections.Connection` is an
+outbox of JSON texts that the WebSocket endpoint (``app.py``) drains. The hub admits them
 (:meth:`Hub.connect`: caps per client address, on connections that have not
 said ``hello`` yet, and in all) and counts them for ``/healthz`` and
 ``/metrics``. A storage call that fails answers ``server_error``; a finished
 game leaves memory shortly after its last client (it is reloaded from storage
 on demand). The search AIs' moves and the hints are made by the worker processes
 of :class:`~.aipool.AIPool`, in turn across games and client addresses; only the
-cheap AIs (:data:`~.rooms.FAST_AGENTS`) play on the event loop.
+cheap AIs (:data:`~.rooms.FAST_AGENTS`) play on the event loop. On PostgreSQL
+the hub is the :class:`~.host.ClusterHost` of its :class:`~.cluster.Cluster` node.
 """
 
 from __future__ import annotations
@@ -26,30 +27,26 @@ import collections
 import dataclasses
 import functools
 import logging
-import os
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 
 from koikoi.agents import make_agent
-from koikoi.features.opponents import DEFAULT_OPPONENT, HINT_SPEC
+from koikoi.features.opponents import DEFAULT_OPPONENT
 from koikoi.features.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
 from koikoi.game.errors import KoiKoiError, RulesError
 from koikoi.game.rules import Rules, get_rules, load_rules_text
-from koikoi.server.aipool import (
-    AIPool,
-    AIUnavailable,
-    Decision,
-    Rating,
-    decision_seed,
-    default_workers,
-)
+from koikoi.server.aipool import AIPool, AIUnavailable, Decision, Rating, decision_seed
+from koikoi.server.cluster import Cluster
+from koikoi.server.config import ServerConfig
+from koikoi.server.connections import Connection, ConnectionRefused, LiveRoom
+from koikoi.server.limits import BucketsByKey
 from koikoi.server.logs import LOGGER_NAME, LogThrottle, log_event
+from koikoi.server.metrics import Metrics
 from koikoi.server.protocol import (
     AGENT_CHOICES,
     LEVEL_AGENTS,
@@ -76,385 +73,12 @@ from koikoi.server.rooms import (
     token_hash,
 )
 from koikoi.server.storage import NewGame, SeatData, Storage
+from koikoi.server.writer import ActionWriter, run_storage
 
-if TYPE_CHECKING:
-    from koikoi.server.cluster import Cluster
-
-__all__ = [
-    "ActionWriter",
-    "Connection",
-    "ConnectionRefused",
-    "Hub",
-    "LiveRoom",
-    "Metrics",
-    "ServerConfig",
-    "TokenBucket",
-]
+__all__ = ["Hub"]
 
 log = logging.getLogger(LOGGER_NAME)
 T = TypeVar("T")
-
-CLOSE: Final = object()
-"""Outbox sentinel: close the connection."""
-
-
-@dataclass(frozen=True, slots=True)
-class ServerConfig:
-    """Limits and switches of the server."""
-
-    allow_seed: bool = False
-    """Accept a ``seed`` when creating a game (tests only: it reveals the deal)."""
-    message_rate: float = 10.0
-    """Per-connection token bucket: messages per second..."""
-    message_burst: float = 30.0
-    """...and burst size."""
-    http_rate: float = 2.0
-    """Per-client-address bucket for game creation and joins: requests per second..."""
-    http_burst: float = 60.0
-    """...and burst size."""
-    outbox_limit: int = 1000
-    """Queued messages after which a slow connection is closed."""
-    idle_seconds: float = 900.0
-    """Rooms with no connection are dropped from memory after this long (they stay stored)."""
-    max_rooms: int = 20_000
-    ai_delay: float = 0.0
-    """Pause before each AI action (seconds)."""
-    hint_timeout: float = 10.0
-    hint_agent: str = HINT_SPEC
-    """The agent spec of hints, whatever the opponent (tests pass a cheaper one)."""
-    max_unknown_tokens: int = 5
-    """Unknown tokens on one connection before it is closed."""
-    max_rate_violations: int = 100
-    """Rate-limited messages on one connection before it is closed."""
-    max_connections: int = 10_000
-    """Open WebSocket connections in all; more are refused (close code 1013)."""
-    max_connections_per_address: int = 64
-    """Open WebSocket connections from one client address; more are refused (1013)."""
-    max_unauthenticated_per_address: int = 16
-    """Connections from one client address that have not said ``hello`` yet (1013)."""
-    hello_timeout: float = 10.0
-    """Seconds a connection has to say ``hello``; then it is closed (close code 4408)."""
-    max_ai_games_per_address: int = 8
-    """Unfinished games against the AI that one client address may have in memory at
-    once; one more is ``rate_limited``."""
-    finished_grace: float = 60.0
-    """Seconds a finished game stays in memory after its last activity when no client
-    is connected (it is reloaded from storage for late spectators and records)."""
-    ai_workers: int = default_workers()
-    """Worker processes that make the search AIs' decisions (:mod:`.aipool`); default:
-    one per CPU core but one, at least one."""
-    ai_timeout: float = 30.0
-    """Seconds one AI decision may take; then its worker is replaced and the players
-    get an error (reconnecting retries the move)."""
-    ai_in_process: bool = False
-    """Make the AI decisions in threads of the server process instead (tests)."""
-    lease_seconds: float = 5.0
-    """On PostgreSQL: how long a game's lease lasts without renewal, that is how long
-    its games wait after a server process died before another takes them over
-    (:mod:`~koikoi.server.cluster`)."""
-
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ServerConfig:
-        """The defaults, then the ``KOIKOI_<FIELD>`` variables of :data:`ENV_FIELDS`
-        (``KOIKOI_HELLO_TIMEOUT=5``), then ``overrides``.
-
-        >>> ServerConfig.from_env({"KOIKOI_HELLO_TIMEOUT": "2.5"}).hello_timeout
-        2.5
-
-        Raises:
-            ValueError: a variable that is not a positive number, naming it.
-        """
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        kinds = {f.name: f.type for f in dataclasses.fields(cls)}
-        for name in ENV_FIELDS:
-            var = f"KOIKOI_{name.upper()}"
-            text = env.get(var)
-            if text is None or not text.strip():
-                continue
-            kind = int if kinds[name] in (int, "int") else float
-            try:
-                value = kind(text)
-            except ValueError:
-                value = -1
-            if not value > 0:
-                raise ValueError(f"{var} must be a positive {kind.__name__}, not {text!r}")
-            values[name] = value
-        values.update(overrides)
-        return cls(**values)
-
-
-ENV_FIELDS: Final = (
-    "max_connections",
-    "max_connections_per_address",
-    "max_unauthenticated_per_address",
-    "hello_timeout",
-    "max_ai_games_per_address",
-    "finished_grace",
-    "idle_seconds",
-    "max_rooms",
-    "ai_workers",
-    "ai_timeout",
-    "lease_seconds",
-    "http_rate",
-    "http_burst",
-    "message_rate",
-    "message_burst",
-)
-"""The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
-
-
-class ConnectionRefused(Exception):
-    """:meth:`Hub.connect` refuses a connection: ``code`` and ``reason`` to close it with."""
-
-    def __init__(self, reason: str, code: int = 1013) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.code = code
-
-
-class TokenBucket:
-    """A token bucket: ``take()`` is True while tokens remain; they refill at ``rate``/s."""
-
-    __slots__ = ("capacity", "rate", "tokens", "updated")
-
-    def __init__(self, capacity: float, rate: float) -> None:
-        self.capacity = capacity
-        self.rate = rate
-        self.tokens = capacity
-        self.updated = time.monotonic()
-
-    def take(self, n: float = 1.0) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
-        self.updated = now
-        if self.tokens >= n:
-            self.tokens -= n
-            return True
-        return False
-
-
-class Metrics:
-    """Counters and the server-side action latencies (receive -> acknowledgement sent)."""
-
-    def __init__(self, keep: int = 200_000) -> None:
-        self.latencies: collections.deque[float] = collections.deque(maxlen=keep)
-        """The latest latencies (the quantiles are over these)."""
-        self.latency_count = 0
-        self.latency_sum = 0.0
-        self.counters: collections.Counter[str] = collections.Counter()
-        self.started = time.time()
-
-    def latency(self, seconds: float) -> None:
-        self.latencies.append(seconds)
-        self.latency_count += 1
-        self.latency_sum += seconds
-
-    def count(self, name: str, n: int = 1) -> None:
-        self.counters[name] += n
-
-    def snapshot(self) -> dict[str, Any]:
-        data = sorted(self.latencies)
-
-        def pct(q: float) -> float | None:
-            if not data:
-                return None
-            k = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
-            return round(data[k] * 1000, 3)
-
-        return {
-            "uptime_s": round(time.time() - self.started, 1),
-            "cpu_s": round(time.process_time(), 3),
-            "action_latency_ms": {
-                "count": len(data),
-                "p50": pct(0.50),
-                "p95": pct(0.95),
-                "p99": pct(0.99),
-                "max": round(data[-1] * 1000, 3) if data else None,
-            },
-            "counters": dict(self.counters),
-        }
-
-    def prometheus(self, gauges: Mapping[str, tuple[float, str]]) -> str:
-        """The metrics in Prometheus' text format (version 0.0.4): ``gauges`` (name ->
-        (value, help), each ``koikoi_<name>``), the counters as
-        ``koikoi_events_total{event=...}``, the action latency as a summary, uptime and
-        CPU time."""
-        lines: list[str] = []
-
-        def family(name: str, kind: str, help_text: str) -> None:
-            lines.append(f"# HELP {name} {help_text}")
-            lines.append(f"# TYPE {name} {kind}")
-
-        for key, (value, help_text) in gauges.items():
-            name = f"koikoi_{key}"
-            family(name, "gauge", help_text)
-            lines.append(f"{name} {value:g}")
-        family("koikoi_events_total", "counter", "things that happened, by event")
-        for key in sorted(self.counters):
-            lines.append(f'koikoi_events_total{{event="{key}"}} {self.counters[key]}')
-        name = "koikoi_action_latency_seconds"
-        family(name, "summary", "receive to acknowledgement sent, per accepted action")
-        data = sorted(self.latencies)
-        for q in (0.5, 0.95, 0.99):
-            if data:
-                k = min(len(data) - 1, max(0, round(q * (len(data) - 1))))
-                lines.append(f'{name}{{quantile="{q:g}"}} {data[k]:.6f}')
-        lines.append(f"{name}_sum {self.latency_sum:.6f}")
-        lines.append(f"{name}_count {self.latency_count}")
-        family("koikoi_uptime_seconds", "gauge", "seconds since the server started")
-        lines.append(f"koikoi_uptime_seconds {time.time() - self.started:.1f}")
-        family("koikoi_process_cpu_seconds_total", "counter", "CPU time of the process")
-        lines.append(f"koikoi_process_cpu_seconds_total {time.process_time():.3f}")
-        return "\n".join(lines) + "\n"
-
-
-class Connection:
-    """One client connection: its seat, its rate limit, its outbox of JSON texts."""
-
-    def __init__(self, config: ServerConfig, peer: str = "") -> None:
-        self.id = secrets.token_hex(4)
-        self.peer = peer
-        """The client address (connection caps count per address)."""
-        self.opened = time.monotonic()
-        self.live: LiveRoom | None = None
-        self.seat: int | None = None
-        self.cursor = 0
-        """Events already sent to this connection (index into the match's events)."""
-        self.bucket = TokenBucket(config.message_burst, config.message_rate)
-        self.outbox: asyncio.Queue[tuple[str, float | None] | object] = asyncio.Queue()
-        self.limit = config.outbox_limit
-        self.closed = False
-        self.close_code: int | None = None
-        self.close_reason = ""
-        self.detached = False
-        self.unknown_tokens = 0
-        self.rate_violations = 0
-        self.hint_task: asyncio.Task[None] | None = None
-
-    def push(self, text: str, t0: float | None = None) -> None:
-        """Queue a message; a connection too far behind is closed (it can reconnect)."""
-        if self.closed:
-            return
-        if self.outbox.qsize() >= self.limit:
-            self.close(reason="too many messages waiting to be sent; reconnect")
-            return
-        self.outbox.put_nowait((text, t0))
-
-    def send(self, message: dict[str, Any], t0: float | None = None) -> None:
-        self.push(encode(message), t0)
-
-    def close(self, code: int | None = None, reason: str = "") -> None:
-        """Close after the queued messages, with ``code`` and ``reason`` (default 1013,
-        or 1012 while the server stops)."""
-        if not self.closed:
-            self.closed = True
-            self.close_code = code
-            self.close_reason = reason
-            self.outbox.put_nowait(CLOSE)
-
-
-@dataclass(eq=False)
-class LiveRoom:
-    """A room in memory with its lock, its connections and its AI task."""
-
-    room: Room
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    conns: set[Connection] = field(default_factory=set)
-    ai_task: asyncio.Task[None] | None = None
-    last_active: float = field(default_factory=time.monotonic)
-    finished_stored: bool = False
-    owner: str | None = None
-    """The address that created an AI game while it counts against
-    :attr:`ServerConfig.max_ai_games_per_address`."""
-
-
-class ActionWriter:
-    """Stores actions durably, many games' actions per transaction (group commit)."""
-
-    def __init__(self, storage: Storage, metrics: Metrics, batch: int = 500) -> None:
-        self.storage = storage
-        self.metrics = metrics
-        self.batch = batch
-        self._queue: asyncio.Queue[tuple[tuple[str, int, int, int], asyncio.Future[None]] | None]
-        self._queue = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="koikoi-action-writer")
-
-    async def append(self, game_id: str, seq: int, action: int, seat: int) -> None:
-        """Return once the action is committed; raise if it could not be stored."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(((game_id, seq, action, seat), future))
-        await future
-
-    async def _run(self) -> None:
-        while True:
-            item = await self._queue.get()
-            if item is None:
-                return
-            items = [item]
-            stop = False
-            while len(items) < self.batch and not self._queue.empty():
-                nxt = self._queue.get_nowait()
-                if nxt is None:
-                    stop = True
-                    break
-                items.append(nxt)
-            await self._write(items)
-            if stop:
-                return
-
-    async def _write(
-        self, items: list[tuple[tuple[str, int, int, int], asyncio.Future[None]]]
-    ) -> None:
-        rows = [row for row, _ in items]
-        try:
-            await anyio.to_thread.run_sync(self.storage.append_actions, rows)
-        except Exception:
-            # Find the failing rows: store the others one by one.
-            for row, future in items:
-                try:
-                    await anyio.to_thread.run_sync(self.storage.append_actions, [row])
-                except Exception as exc:
-                    self.metrics.count("store_errors")
-                    if not future.done():
-                        future.set_exception(exc)
-                else:
-                    if not future.done():
-                        future.set_result(None)
-            return
-        self.metrics.count("store_batches")
-        for _, future in items:
-            if not future.done():
-                future.set_result(None)
-
-    async def stop(self) -> None:
-        """Write everything queued, then stop."""
-        if self._task is None:
-            return
-        self._queue.put_nowait(None)
-        await self._task
-        self._task = None
-
-
-async def run_storage(fn: Callable[..., T], *args: Any, limiter: anyio.CapacityLimiter) -> T:
-    """Call storage in a worker thread; a failure is logged (one line, the error's type
-    only: SQL errors quote parameters) and answers ``server_error``."""
-    try:
-        return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
-    except Exception as exc:
-        log_event(
-            log,
-            "database error",
-            logging.ERROR,
-            op=getattr(fn, "__name__", "?"),
-            error=type(exc).__name__,
-        )
-        raise ProtocolError(
-            "server_error", "the database is not answering; try again in a moment"
-        ) from None
 
 
 class Hub:
@@ -467,7 +91,7 @@ class Hub:
         self.rooms: dict[str, LiveRoom] = {}
         self._tokens: dict[str, tuple[str, int | None]] = {}
         self._loading: dict[str, asyncio.Future[LiveRoom | None]] = {}
-        self._http_buckets: collections.OrderedDict[str, TokenBucket] = collections.OrderedDict()
+        self._http_buckets = BucketsByKey(self.config.http_burst, self.config.http_rate)
         self.connections: set[Connection] = set()
         """Every open connection, with or without hello."""
         self._per_address: collections.Counter[str] = collections.Counter()
@@ -537,8 +161,6 @@ class Hub:
         self.writer.start()
         await self.ai_pool.start()
         if not self.storage.is_sqlite:
-            from koikoi.server.cluster import Cluster
-
             self.cluster = Cluster(self, self.storage.url, self.config.lease_seconds)
             await self.cluster.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
@@ -600,15 +222,7 @@ class Hub:
 
     def allow_http(self, client: str) -> bool:
         """Per-address rate limit of game creation and joins."""
-        bucket = self._http_buckets.get(client)
-        if bucket is None:
-            bucket = TokenBucket(self.config.http_burst, self.config.http_rate)
-            self._http_buckets[client] = bucket
-            if len(self._http_buckets) > 10_000:
-                self._http_buckets.popitem(last=False)
-        else:
-            self._http_buckets.move_to_end(client)
-        return bucket.take()
+        return self._http_buckets.take(client)
 
     # ---------------------------------------------------------- rooms
 
@@ -730,14 +344,8 @@ class Hub:
 
     @staticmethod
     def _seat_info(s: SeatData) -> SeatInfo:
-        return SeatInfo(
-            kind=s.kind,
-            name=s.name,
-            agent=s.agent,
-            token_hash=s.token_hash,
-            invite_hash=s.invite_hash,
-            invite_used=s.invite_used,
-        )
+        """The live seat of a stored one (the same fields but its index)."""
+        return SeatInfo(**{f.name: getattr(s, f.name) for f in dataclasses.fields(SeatInfo)})
 
     def _register(self, live: LiveRoom) -> None:
         room = live.room
@@ -980,7 +588,7 @@ class Hub:
             conn.send(room.welcome(seat))
             conn.send(room.state(seat, 0))
             conn.cursor = len(room.match.events)
-            self._broadcast_presence(live)
+            self.broadcast_presence(live)
         self.metrics.count("hellos")
         log_event(
             log,
@@ -990,7 +598,7 @@ class Hub:
             seat=seat,
             conn=conn.id,
         )
-        self._kick_ai(live)
+        self.kick_ai(live)
 
     def detach(self, conn: Connection) -> None:
         """Forget a closed connection (once; a second call does nothing)."""
@@ -1011,7 +619,7 @@ class Hub:
         live.conns.discard(conn)
         live.last_active = time.monotonic()
         if not self._closing:
-            self._broadcast_presence(live)
+            self.broadcast_presence(live)
         log_event(log, "client left", game=live.room.id, seat=conn.seat, conn=conn.id)
 
     async def act(self, conn: Connection, msg: Act, t0: float) -> None:
@@ -1023,12 +631,12 @@ class Hub:
                 "server_error", "the server is shutting down; reconnect", ref=msg.ref
             )
         try:
-            await self._guarded(self._commit(live, conn.seat, msg.action, msg.seq, conn, t0))
+            await self.commit(live, conn.seat, msg.action, msg.seq, conn, t0)
         except ProtocolError as exc:
             exc.ref = msg.ref
             self.metrics.count(f"rejected_{exc.code}")
             raise
-        self._kick_ai(live)
+        self.kick_ai(live)
 
     async def commit(
         self,
@@ -1091,12 +699,12 @@ class Hub:
             self.metrics.count("actions")
             if cluster is not None:
                 cluster.published(live, seq, action)
-            self._broadcast(live, ack_conn=conn, ack=seq, t0=t0)
+            self.broadcast(live, ack_conn=conn, ack=seq, t0=t0)
             if room.is_over:
                 self._release_ai_slot(live)
                 await self._store_finished(live)
 
-    def _broadcast(
+    def broadcast(
         self,
         live: LiveRoom,
         *,
@@ -1104,6 +712,8 @@ class Hub:
         ack: int | None = None,
         t0: float | None = None,
     ) -> None:
+        """Send each connection of the room its new ``state`` (one text per seat and
+        cursor); ``ack_conn``'s carries ``ack`` and counts its latency from ``t0``."""
         room = live.room
         end = len(room.match.events)
         texts: dict[tuple[int | None, int], str] = {}
@@ -1119,7 +729,8 @@ class Hub:
                 conn.push(text)
             conn.cursor = end
 
-    def _broadcast_presence(self, live: LiveRoom) -> None:
+    def broadcast_presence(self, live: LiveRoom) -> None:
+        """Send the room's connections who is connected (over all nodes of a cluster)."""
         connected = [False, False]
         spectators = 0
         for c in live.conns:
@@ -1171,18 +782,12 @@ class Hub:
 
     # ----------------------------------------------------------------- AI
 
-    broadcast = _broadcast
-    broadcast_presence = _broadcast_presence
-
     async def stored_actions(self, game_id: str) -> list[int]:
         """The stored action ids of a game (a replica catches up with them)."""
         return await self._db(self.storage.action_ids, game_id)
 
     def kick_ai(self, live: LiveRoom) -> None:
         """Start the AI's turns if it is to move (only where the game's actions are stored)."""
-        self._kick_ai(live)
-
-    def _kick_ai(self, live: LiveRoom) -> None:
         if self._closing or live.room.ai_to_move() is None:
             return
         if self.cluster is not None and self.cluster.follows(live.room.id):
@@ -1225,7 +830,7 @@ class Hub:
                     )
                     action = view.legal_ids[0]
                 try:
-                    await self._guarded(self._commit(live, seat, action, seq, None, None))
+                    await self.commit(live, seat, action, seq, None, None)
                 except ProtocolError as exc:
                     log_event(
                         log, "AI action refused", logging.WARNING, game=room.id, code=exc.code

@@ -48,7 +48,6 @@ from koikoi.features.stats import GameLine, game_line, summarize_lines
 from koikoi.game.errors import KoiKoiError
 from koikoi.game.record import record_from_dict
 from koikoi.game.rules import PRESET_NAMES
-from koikoi.server.hub import run_storage
 from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
@@ -60,6 +59,7 @@ from koikoi.server.protocol import (
 from koikoi.server.records import replay_frames
 from koikoi.server.rooms import agent_name, new_token, token_hash
 from koikoi.server.storage import Base, GameRow, SeatRow, Storage
+from koikoi.server.writer import run_storage
 
 __all__ = [
     "MAX_STATS_GAMES",

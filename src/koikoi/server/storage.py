@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -51,6 +52,7 @@ __all__ = [
     "Base",
     "GameData",
     "GameRow",
+    "GameSetup",
     "NewGame",
     "SeatData",
     "SeatRow",
@@ -155,8 +157,8 @@ class SeatData:
 
 
 @dataclass(frozen=True, slots=True)
-class NewGame:
-    """What :meth:`Storage.create_game` stores."""
+class GameSetup:
+    """What a game is set up with: its id, mode, rules, seed and watch token's hash."""
 
     id: str
     mode: str
@@ -164,24 +166,34 @@ class NewGame:
     rules_toml: str
     seed: int
     watch_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame(GameSetup):
+    """What :meth:`Storage.create_game` stores."""
+
     seats: tuple[SeatData, SeatData]
 
 
 @dataclass(frozen=True, slots=True)
-class GameData:
+class GameData(GameSetup):
     """A stored game with its seats and action ids (in order)."""
 
-    id: str
-    mode: str
-    rules_name: str
-    rules_toml: str
-    seed: int
-    watch_hash: str
     status: str
     created_at: float
     seats: tuple[SeatData, ...]
     actions: tuple[int, ...]
     record: str | None
+
+
+def _values(source: object, kind: type[Any]) -> dict[str, Any]:
+    """The values of the dataclass ``kind``'s fields, read from ``source`` (an instance
+    of it, a table row) by name.
+
+    >>> _values(SeatData(1, "ai", agent="expert"), SeatData)["agent"]
+    'expert'
+    """
+    return {f.name: getattr(source, f.name) for f in dataclasses.fields(kind)}
 
 
 class Storage:
@@ -249,12 +261,7 @@ class Storage:
             conn.execute(
                 insert(GameRow),
                 {
-                    "id": game.id,
-                    "mode": game.mode,
-                    "rules_name": game.rules_name,
-                    "rules_toml": game.rules_toml,
-                    "seed": game.seed,
-                    "watch_hash": game.watch_hash,
+                    **_values(game, GameSetup),
                     "status": "active",
                     "created_at": now,
                     "updated_at": now,
@@ -262,19 +269,7 @@ class Storage:
             )
             conn.execute(
                 insert(SeatRow),
-                [
-                    {
-                        "game_id": game.id,
-                        "seat": s.seat,
-                        "kind": s.kind,
-                        "name": s.name,
-                        "agent": s.agent,
-                        "token_hash": s.token_hash,
-                        "invite_hash": s.invite_hash,
-                        "invite_used": s.invite_used,
-                    }
-                    for s in game.seats
-                ],
+                [{"game_id": game.id, **_values(s, SeatData)} for s in game.seats],
             )
 
     def append_actions(self, rows: Sequence[tuple[str, int, int, int]]) -> None:
@@ -386,18 +381,7 @@ class Storage:
             watch_hash=game.watch_hash,
             status=game.status,
             created_at=float(game.created_at),
-            seats=tuple(
-                SeatData(
-                    seat=s.seat,
-                    kind=s.kind,
-                    name=s.name,
-                    agent=s.agent,
-                    token_hash=s.token_hash,
-                    invite_hash=s.invite_hash,
-                    invite_used=bool(s.invite_used),
-                )
-                for s in seats
-            ),
+            seats=tuple(SeatData(**_values(s, SeatData)) for s in seats),
             actions=tuple(int(r.action) for r in actions),
             record=game.record,
         )
