@@ -133,8 +133,17 @@ class PlayerView:
             match_scores=self.match_scores if self.match_scores != (start, start) else None
         )
 
-    def _position(self, *, match_scores: tuple[int, int] | None = None) -> Position:
+    def _position(
+        self,
+        *,
+        match_scores: tuple[int, int] | None = None,
+        opponent_hand: int = 0,
+        stock: list[int] | None = None,
+    ) -> Position:
+        """This view's position; with ``stock``, the full position in which the hidden
+        cards are ``opponent_hand`` and ``stock`` (top card first), for :func:`determinize`."""
         player = self.player or 0
+        hands = (self.hand, opponent_hand) if player == 0 else (opponent_hand, self.hand)
         return Position(
             rules=self.rules,
             round_number=self.round_number,
@@ -143,11 +152,11 @@ class PlayerView:
             leader=self.leader,
             current=self.current,
             phase=self.phase,
-            viewer=player,
-            hands=(self.hand, 0) if player == 0 else (0, self.hand),
+            viewer=player if stock is None else None,
+            hands=hands,
             hand_counts=self.hand_counts,
             field=self.field,
-            stock=None,
+            stock=None if stock is None else tuple(stock),
             stock_count=self.stock_count,
             piles=self.piles,
             drawn=self.drawn,
@@ -316,6 +325,6 @@ def determinize(
     hand = 0
     for c in unseen[:n]:
         hand |= 1 << c
-    rnd = Round.from_position(view._position().deal(hand, unseen[n:]), scorer=scorer)
+    rnd = Round.from_position(view._position(opponent_hand=hand, stock=unseen[n:]), scorer=scorer)
     rnd.turn_score = view.turn_score
     return rnd
