@@ -8,13 +8,9 @@ write it (``Round.to_position``, ``PlayerView.to_position``). The fields and
 the text are described in :mod:`koikoi.game.positions`, which also has
 :func:`~koikoi.game.positions.position` (the text of a round, match or view).
 
->>> p = parse_position(
-...     "nintendo round=1/12 dealer=0 turn=0 phase=play "
-...     "hands=1L,1R,1P1,1P2,2A,2R,2P1,2P2/3L,3R,3P1,3P2,4A,4R,4P1,4P2 "
-...     "field=5A,5R,5P1,5P2,6A,6R,6P1,6P2 "
-...     "stock=7A,7R,7P1,7P2,8L,8A,8P1,8P2,9A,9R,9P1,9P2,"
-...     "10A,10R,10P1,10P2,11L,11A,11R,11P,12L,12P1,12P2,12P3"
-... )
+>>> from koikoi.game.engine import Match
+>>> text = Match(seed=1).round.to_position().text()
+>>> p = parse_position(text)
 >>> p.phase.name, p.hand_counts, p.stock_count
 ('PLAY', (8, 8), 24)
 >>> parse_position(p.text()) == p
