@@ -403,8 +403,8 @@ class Round:
         ``turn_score`` (the acting player's score when their turn began) is only
         read in the take phase, where it equals their score: by default it is set so.
 
-        The one place that sets it: :mod:`koikoi.game.positions` (which checks the
-        position first) and :func:`koikoi.game.views.determinize` go through it.
+        :meth:`from_position` calls it (and through it
+        :func:`koikoi.game.views.determinize`); set up rounds that way, not with this.
         """
         self.current = current
         self.phase = phase
