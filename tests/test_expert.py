@@ -41,7 +41,7 @@ def _decide(round_text: str, match: str) -> PlayerView:
         f"nintendo round={round_text} dealer=0 turn=0 phase=decide hands={HAND0}/{HAND1} "
         f"field={FIELD} stock={stock} piles={PILE0}/{PILE1} improver=0 match={match}"
     )
-    return parse_position(text).to_view(0)
+    return PlayerView.from_position(parse_position(text), player=0)
 
 
 def _choice(spec: str, view: PlayerView) -> int:

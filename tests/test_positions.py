@@ -158,7 +158,7 @@ BASE = (
 
 def test_base_position_is_valid() -> None:
     pos = parse_position(BASE)
-    rnd = pos.to_round()
+    rnd = Round.from_position(pos)
     assert rnd.month == 3 and rnd.stock[0] == 2 + 4 * 0 + 1  # 1P2 is card 3
     assert pos.match_scores == (30, 25)
     assert position(rnd, match_scores=(30, 25)) == BASE
@@ -292,7 +292,7 @@ def _after_lay(drawn: str) -> str:
 
 
 def test_take_phase_needs_a_real_choice() -> None:
-    rnd = parse_position(_after_lay("12P2")).to_round()
+    rnd = Round.from_position(parse_position(_after_lay("12P2")))
     assert rnd.phase is Phase.TAKE
     assert sorted(rnd.legal_ids()) == [2400 + 44, 2400 + 45]  # take 12L or take 12P1
     # A drawn card with one match on the field has no choice to make.

@@ -198,7 +198,11 @@ class Runner:
                 "a position sets up one round: use episode='round' to start from it"
             )
         pos = parse_position(text, rules=self.rules)  # its rules must be these
-        rnd = determinize(pos.to_view(), self.seeder) if pos.is_view else pos.to_round()
+        rnd = (
+            determinize(PlayerView.from_position(pos), self.seeder)
+            if pos.is_view
+            else Round.from_position(pos)
+        )
         start = self.rules.game.start_points
         scores = pos.match_scores if pos.match_scores is not None else (start, start)
         if max(abs(scores[0]), abs(scores[1])) > self._max_score:

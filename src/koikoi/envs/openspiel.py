@@ -207,7 +207,10 @@ class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
                 "a position sets up one round: load the game with episode=round"
             )
         pos = parse_position(text, rules=self.rules)
-        rnd = pos.to_round() if not pos.is_view else determinize(pos.to_view(), random.Random())
+        if pos.is_view:
+            rnd = determinize(PlayerView.from_position(pos), random.Random())
+        else:
+            rnd = Round.from_position(pos)
         start = self.rules.game.start_points
         scores = pos.match_scores if pos.match_scores is not None else (start, start)
         state = KoiKoiState(self)

@@ -31,6 +31,7 @@ Play(card=Card.WILLOW_LIGHTNING, target=Card.PINE_CRANE)
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -48,6 +49,7 @@ __all__ = [
     "Action",
     "Discard",
     "KoiKoi",
+    "Phase",
     "Play",
     "Stop",
     "TakeDrawn",
@@ -63,6 +65,19 @@ TAKE_BASE: Final = 2400
 KOIKOI_ID: Final = 2448
 STOP_ID: Final = 2449
 NUM_ACTIONS: Final = 2450
+
+
+class Phase(enum.IntEnum):
+    """What a round (or match) is waiting for: which kind of action is legal now."""
+
+    PLAY = 0
+    """The player to act plays a hand card."""
+    TAKE = 1
+    """The drawn card matches two field cards: the player chooses one."""
+    DECIDE = 2
+    """The player's score went up: koi-koi or stop."""
+    OVER = 3
+    """The round (or match) is over."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,6 @@ True
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,13 +36,15 @@ from koikoi.game.actions import (
     STOP_ID,
     TAKE_BASE,
     Action,
+    Phase,
     action_from_id,
     describe_action_id,
 )
 from koikoi.game.cards import CODES, KINDS, MONTH_MASKS, card_list, format_cards
 from koikoi.game.errors import IllegalActionError, InvalidInputError
-from koikoi.game.rules import GameRules, Rules, get_rules
-from koikoi.game.scoring import Scorer, Settlement, YakuScore
+from koikoi.game.notation import Position, PositionError, parse_position
+from koikoi.game.rules import PRESET_NAMES, GameRules, Rules, get_rules
+from koikoi.game.scoring import Scorer, Settlement, YakuScore, shared_scorer
 
 __all__ = [
     "Event",
@@ -82,32 +83,6 @@ def _play_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
 
 
 PLAY_IDS: Final = _play_table()
-
-
-class Phase(enum.IntEnum):
-    """What the state is waiting for."""
-
-    PLAY = 0
-    """The player to act plays a hand card."""
-    TAKE = 1
-    """The drawn card matches two field cards: the player chooses one."""
-    DECIDE = 2
-    """The player's score went up: koi-koi or stop."""
-    OVER = 3
-    """The round (or match) is over."""
-
-
-_SCORERS: dict[Rules, Scorer] = {}
-
-
-def shared_scorer(rules: Rules) -> Scorer:
-    """One :class:`Scorer` per rule set, shared so its memo serves every round and match."""
-    scorer = _SCORERS.get(rules)
-    if scorer is None:
-        if len(_SCORERS) > 64:
-            _SCORERS.clear()
-        scorer = _SCORERS[rules] = Scorer(rules)
-    return scorer
 
 
 def month_of_round(round_number: int) -> int:
@@ -278,16 +253,135 @@ class Round:
         self._plain = not (self._any_or_discard or self._must_match or self._wild)
 
     @classmethod
-    def from_position(cls, text: str, *, rules: Rules | None = None) -> Round:
-        """The round of a full position (:mod:`koikoi.game.positions`), events off.
+    def from_position(
+        cls,
+        position: str | Position,
+        *,
+        rules: Rules | None = None,
+        scorer: Scorer | None = None,
+    ) -> Round:
+        """The round of a full position, events off: the one way to set up a round
+        mid-play (:mod:`koikoi.game.positions` describes the text).
+
+        Args:
+            position: the position's text (read and checked by
+                :func:`~koikoi.game.notation.parse_position`) or a parsed
+                :class:`~koikoi.game.notation.Position`.
+            rules: the rule set, needed when the text names house rules.
+            scorer: a scorer of the rules to share (default: the shared one).
 
         Raises:
             PositionError: the text cannot be read or the position cannot happen
-                (the message names the problem), or it is a view.
-        """
-        from koikoi.game.positions import round_from_position
+                (the message names the problem), or it is a view (re-deal its
+                hidden cards with :func:`koikoi.game.views.determinize`).
 
-        return round_from_position(text, rules=rules)
+        >>> dealt = Match(seed=2).round
+        >>> again = Round.from_position(dealt.to_position().text())
+        >>> again.hands == dealt.hands and again.stock == dealt.stock
+        True
+        """
+        pos = parse_position(position, rules=rules) if isinstance(position, str) else position
+        if pos.stock is None:
+            raise PositionError(
+                "a view position does not say where the hidden cards are, so it has no "
+                "Round: use PlayerView.from_position, then koikoi.game.views.determinize"
+            )
+        rnd = cls(
+            pos.rules,
+            hands=pos.hands,
+            field=pos.field,
+            stock=list(pos.stock),
+            dealer=pos.dealer,
+            leader=pos.leader,
+            round_number=pos.round_number,
+            scorer=scorer,
+            events=False,
+        )
+        rnd.resume(
+            current=pos.current,
+            phase=pos.phase,
+            piles=pos.piles,
+            drawn=pos.drawn,
+            scores=pos.scores,
+            koikoi_calls=pos.koikoi_calls,
+            called_scores=pos.called_scores,
+            last_improver=pos.last_improver,
+            declined=pos.declined,
+            plays=pos.plays,
+        )
+        return rnd
+
+    def to_position(
+        self,
+        *,
+        player: int | None = None,
+        match_scores: tuple[int, int] | None = None,
+        rounds: int | None = None,
+    ) -> Position:
+        """This moment as a :class:`~koikoi.game.notation.Position` (unchecked).
+
+        Args:
+            player: ``None`` for the full position, else that player's view.
+            match_scores: the match scores to record (``match=``).
+            rounds: the match length (default: the rules', or this round if later).
+
+        Raises:
+            PositionError: the round is over (a position waits for a decision).
+        """
+        if self.phase is Phase.OVER:
+            raise PositionError(
+                "the round is over: a position is a moment that waits for a decision"
+            )
+        hands = self.hands
+        return Position(
+            rules=self.rules,
+            round_number=self.round_number,
+            rounds=rounds if rounds is not None else max(self.rules.game.rounds, self.round_number),
+            dealer=self.dealer,
+            leader=self.leader,
+            current=self.current,
+            phase=self.phase,
+            viewer=player,
+            hands=(hands[0] if player in (None, 0) else 0, hands[1] if player in (None, 1) else 0),
+            hand_counts=(hands[0].bit_count(), hands[1].bit_count()),
+            field=self.field,
+            stock=tuple(self.stock) if player is None else None,
+            stock_count=len(self._stock),
+            piles=(self.piles[0], self.piles[1]),
+            drawn=self.drawn,
+            scores=(self.scores[0], self.scores[1]),
+            koikoi_calls=(self.koikoi_calls[0], self.koikoi_calls[1]),
+            called_scores=(self.called_score[0], self.called_score[1]),
+            last_improver=self.last_improver,
+            declined=(self.declined[0], self.declined[1]),
+            match_scores=match_scores,
+            plays=self.plays,
+        )
+
+    def __repr__(self) -> str:
+        """Code that rebuilds this round: ``Round.from_position('<full position>')``.
+
+        A finished round, or one no position can describe (a hand-made deal that
+        breaks the card counts, or house rules, which the text names but cannot
+        carry), gets a ``<Round ...>`` summary instead.
+        """
+        if (
+            self.phase is not Phase.OVER
+            and self.rules.name in PRESET_NAMES
+            and self.rules == get_rules(self.rules.name)
+        ):
+            try:
+                text = self.to_position().text()
+                parse_position(text, rules=self.rules)
+            except PositionError:
+                pass
+            else:
+                return f"Round.from_position({text!r})"
+        return (
+            f"<Round {self.rules.name} round={self.round_number} dealer={self.dealer} "
+            f"turn={self.current} phase={self.phase.name.lower()} "
+            f"score={self.scores[0]}/{self.scores[1]}>"
+        )
 
     def resume(
         self,
@@ -309,8 +403,8 @@ class Round:
         ``turn_score`` (the acting player's score when their turn began) is only
         read in the take phase, where it equals their score: by default it is set so.
 
-        The one place that sets it: :mod:`koikoi.game.positions` (which checks the
-        position first) and :func:`koikoi.game.views.determinize` go through it.
+        :meth:`from_position` calls it (and through it
+        :func:`koikoi.game.views.determinize`); set up rounds that way, not with this.
         """
         self.current = current
         self.phase = phase
@@ -1078,6 +1172,23 @@ class Match:
 
     def describe(self, action_id: int) -> str:
         return describe_action_id(action_id)
+
+    def __repr__(self) -> str:
+        """A summary: the rules, the seed, the round, the scores and who is to act.
+
+        >>> Match(seed=7)
+        <Match nintendo seed=7 round=1/12 scores=0/0 turn=1 phase=play actions=0>
+        """
+        seed = "" if self.seed is None else f" seed={self.seed}"
+        state = (
+            f"over winner={self.winner}"
+            if self.is_over
+            else f"turn={self.current} phase={self.phase.name.lower()}"
+        )
+        return (
+            f"<Match {self.rules.name}{seed} round={self.round_number}/{self.rules.game.rounds} "
+            f"scores={self.scores[0]}/{self.scores[1]} {state} actions={len(self.actions)}>"
+        )
 
 
 def next_dealer(game: GameRules, dealer: int, winner: int | None) -> int:

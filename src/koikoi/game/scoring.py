@@ -56,6 +56,7 @@ __all__ = [
     "YakuScore",
     "month_of_round",
     "score_cards",
+    "shared_scorer",
 ]
 
 # snake_case key -> (English display name, Japanese name)
@@ -996,6 +997,19 @@ class Scorer:
             if points > best_total:
                 best, best_total = out, points
         return best
+
+
+_SCORERS: dict[Rules, Scorer] = {}
+
+
+def shared_scorer(rules: Rules) -> Scorer:
+    """One :class:`Scorer` per rule set, shared so its memo serves every round and match."""
+    scorer = _SCORERS.get(rules)
+    if scorer is None:
+        if len(_SCORERS) > 64:
+            _SCORERS.clear()
+        scorer = _SCORERS[rules] = Scorer(rules)
+    return scorer
 
 
 @functools.lru_cache(maxsize=32)

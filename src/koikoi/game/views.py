@@ -24,6 +24,7 @@ from typing import Any
 from koikoi.game.actions import Action, action_from_id, describe_action_id
 from koikoi.game.cards import CODES, FULL_DECK, card_list, format_cards
 from koikoi.game.engine import Event, Match, Phase, Round
+from koikoi.game.notation import Position, PositionError, parse_position
 from koikoi.game.rules import Rules
 from koikoi.game.scoring import Scorer, Settlement
 
@@ -74,17 +75,99 @@ class PlayerView:
 
     @classmethod
     def from_position(
-        cls, text: str, *, rules: Rules | None = None, player: int | None = None
+        cls,
+        position: str | Position,
+        *,
+        rules: Rules | None = None,
+        player: int | None = None,
     ) -> PlayerView:
         """The view of a view position, or ``player``'s view of a full position
         (:mod:`koikoi.game.positions`). It has no history and no earlier settlements.
 
-        Raises:
-            PositionError: the text cannot be read or the position cannot happen.
-        """
-        from koikoi.game.positions import view_from_position
+        Args:
+            position: the position's text, or a parsed :class:`Position`.
+            rules: the rule set, needed when the text names house rules.
+            player: whose view (default: the view position's own player).
 
-        return view_from_position(text, rules=rules, player=player)
+        Raises:
+            PositionError: the text cannot be read or the position cannot happen,
+                or the position does not hold ``player``'s view.
+        """
+        pos = parse_position(position, rules=rules) if isinstance(position, str) else position
+        if player is None:
+            player = pos.viewer
+        if player not in (0, 1):
+            raise PositionError("say whose view: player 0 or 1")
+        if pos.viewer is not None and player != pos.viewer:
+            raise PositionError(
+                f"this is player {pos.viewer}'s view; player {player}'s is not known"
+            )
+        if pos.viewer is not None:
+            # Only what the view shows is read from this round: the hidden cards
+            # are dealt in card order.
+            hidden = card_list(pos.unseen)
+            n = pos.hand_counts[1 - player]
+            pos = pos.deal(sum(1 << c for c in hidden[:n]), hidden[n:])
+        scores = pos.match_scores
+        if scores is None:
+            start = pos.rules.game.start_points
+            scores = (start, start)
+        return view_of_round(
+            Round.from_position(pos), player, match_scores=scores, rounds=pos.rounds
+        )
+
+    def to_position(self) -> Position:
+        """This view as a view :class:`Position` (unchecked; the text is ``.text()``).
+
+        Raises:
+            PositionError: for a spectator's view (it holds no hand) or a finished round.
+        """
+        if self.player is None:
+            raise PositionError("a spectator's view has no position: it holds no hand")
+        if self.phase is Phase.OVER:
+            raise PositionError(
+                "the round is over: a position is a moment that waits for a decision"
+            )
+        start = self.rules.game.start_points
+        return self._position(
+            match_scores=self.match_scores if self.match_scores != (start, start) else None
+        )
+
+    def _position(
+        self,
+        *,
+        match_scores: tuple[int, int] | None = None,
+        opponent_hand: int = 0,
+        stock: list[int] | None = None,
+    ) -> Position:
+        """This view's position; with ``stock``, the full position in which the hidden
+        cards are ``opponent_hand`` and ``stock`` (top card first), for :func:`determinize`."""
+        player = self.player or 0
+        hands = (self.hand, opponent_hand) if player == 0 else (opponent_hand, self.hand)
+        return Position(
+            rules=self.rules,
+            round_number=self.round_number,
+            rounds=self.rounds,
+            dealer=self.dealer,
+            leader=self.leader,
+            current=self.current,
+            phase=self.phase,
+            viewer=player if stock is None else None,
+            hands=hands,
+            hand_counts=self.hand_counts,
+            field=self.field,
+            stock=None if stock is None else tuple(stock),
+            stock_count=self.stock_count,
+            piles=self.piles,
+            drawn=self.drawn,
+            scores=self.round_scores,
+            koikoi_calls=self.koikoi_calls,
+            called_scores=self.called_scores,
+            last_improver=self.last_improver,
+            declined=self.declined,
+            match_scores=match_scores,
+            plays=self.plays,
+        )
 
     @property
     def opponent(self) -> int:
@@ -223,8 +306,6 @@ def determinize(
     rng.shuffle(unseen)
     opp = view.opponent
     n = view.hand_counts[opp]
-    hands = [0, 0]
-    hands[view.player] = view.hand
     avoid &= view.unseen
     if opponent_hand is not None:
         if opponent_hand & ~view.unseen or opponent_hand.bit_count() != n:
@@ -241,30 +322,9 @@ def determinize(
         rest = [c for c in unseen if c not in held]
         rng.shuffle(rest)
         unseen = held + rest
+    hand = 0
     for c in unseen[:n]:
-        hands[opp] |= 1 << c
-    rnd = Round(
-        view.rules,
-        hands=(hands[0], hands[1]),
-        field=view.field,
-        stock=unseen[n:],
-        dealer=view.dealer,
-        leader=view.leader,
-        round_number=view.round_number,
-        scorer=scorer,
-        events=False,
-    )
-    rnd.resume(
-        current=view.current,
-        phase=view.phase,
-        piles=view.piles,
-        drawn=view.drawn,
-        scores=view.round_scores,
-        koikoi_calls=view.koikoi_calls,
-        called_scores=view.called_scores,
-        last_improver=view.last_improver,
-        declined=view.declined,
-        turn_score=view.turn_score,
-        plays=view.plays,
-    )
+        hand |= 1 << c
+    rnd = Round.from_position(view._position(opponent_hand=hand, stock=unseen[n:]), scorer=scorer)
+    rnd.turn_score = view.turn_score
     return rnd

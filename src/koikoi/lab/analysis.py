@@ -334,7 +334,7 @@ def analyze_position(
             f"this is player {pos.viewer}'s view but player {player} is to act: "
             "only the player to act has moves to value"
         )
-    view = pos.to_view(player)
+    view = PlayerView.from_position(pos, player=player)
     rng = random.Random(seed)
     detail = getattr(agent, "evaluate_detail", None)
     equity: dict[int, float] | None = None

@@ -1,0 +1,129 @@
+"""The front door (``import koikoi``), the doctests of the game's core modules, and
+``repr(round)`` as code that rebuilds the round."""
+
+from __future__ import annotations
+
+import doctest
+import random
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+import koikoi
+from koikoi.game import engine, notation, views
+from koikoi.game.engine import Match, Phase, Round
+from koikoi.game.rules import PRESET_NAMES, get_rules, load_rules_text
+
+
+@pytest.mark.parametrize("module", [koikoi, notation, engine, views], ids=lambda m: m.__name__)
+def test_doctests(module: ModuleType) -> None:
+    failures, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert attempted > 0
+    assert failures == 0
+
+
+def test_all_names_exist() -> None:
+    missing = [name for name in koikoi.__all__ if not hasattr(koikoi, name)]
+    assert missing == []
+    assert issubclass(koikoi.PositionError, koikoi.KoiKoiError)
+    assert issubclass(koikoi.KoiKoiError, ValueError)
+
+
+def test_import_loads_no_numba_or_numpy() -> None:
+    code = (
+        "import sys, koikoi; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'numpy'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def _state(rnd: Round) -> tuple[object, ...]:
+    return (
+        rnd.rules,
+        rnd.round_number,
+        rnd.month,
+        rnd.dealer,
+        rnd.leader,
+        rnd.current,
+        rnd.phase,
+        tuple(rnd.hands),
+        rnd.field,
+        tuple(rnd.stock),
+        tuple(rnd.piles),
+        rnd.drawn,
+        tuple(rnd.scores),
+        tuple(rnd.koikoi_calls),
+        tuple(rnd.called_score),
+        rnd.last_improver,
+        tuple(rnd.declined),
+        rnd.plays,
+        tuple(rnd.legal_ids()),
+    )
+
+
+def _rounds(rules: str, seed: int) -> list[Round]:
+    """Copies of the live round after every action of a seeded match."""
+    m = Match(get_rules(rules), seed=seed, events=False)
+    rng = random.Random(seed)
+    out: list[Round] = []
+    for _ in range(150):
+        if m.is_over:
+            break
+        out.append(m.round.clone())
+        m.apply_id(rng.choice(m.legal_ids()))
+    return out
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_repr_rebuilds_the_round(rules: str) -> None:
+    namespace = {"Round": koikoi.Round}
+    phases: set[Phase] = set()
+    for seed in range(6):
+        for rnd in _rounds(rules, seed):
+            text = repr(rnd)
+            assert text.startswith("Round.from_position('")
+            again = eval(text, namespace)
+            assert _state(again) == _state(rnd)
+            assert repr(again) == text
+            phases.add(rnd.phase)
+    assert {Phase.PLAY, Phase.DECIDE} <= phases
+
+
+def test_repr_rebuilds_the_take_phase() -> None:
+    found = 0
+    for seed in range(40):
+        for rnd in _rounds("nintendo", seed):
+            if rnd.phase is Phase.TAKE:
+                assert _state(eval(repr(rnd), {"Round": Round})) == _state(rnd)
+                found += 1
+    assert found > 0
+
+
+def test_repr_of_what_no_position_describes() -> None:
+    rng = random.Random(3)
+    over = _rounds("nintendo", 3)[0]
+    while not over.is_over:
+        over.apply_id(rng.choice(over.legal_ids()))
+    assert repr(over).startswith("<Round nintendo round=1 ")
+    assert "phase=over" in repr(over)
+    house = load_rules_text('extends = "nintendo"\nname = "house"\n[game]\nrounds = 6\n')
+    rnd = Match(house, seed=1).round
+    assert repr(rnd).startswith("<Round house round=1 ")
+
+
+def test_match_repr() -> None:
+    m = Match(seed=11, events=False)
+    assert repr(m) == (
+        f"<Match nintendo seed=11 round=1/12 scores=0/0 turn={m.current} phase=play actions=0>"
+    )
+    rng = random.Random(0)
+    while not m.is_over:
+        m.apply_id(rng.choice(m.legal_ids()))
+    text = repr(m)
+    assert f"scores={m.scores[0]}/{m.scores[1]} over winner={m.winner}" in text
+    assert f"actions={len(m.actions)}>" in text
