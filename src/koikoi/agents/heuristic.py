@@ -64,7 +64,6 @@ from koikoi.game.views import PlayerView
 __all__ = ["HeuristicAgent", "Target", "from_spec", "targets_for"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class Target:
     """A yaku the agent works toward: ``need`` cards of ``mask`` give ``points``.
