@@ -44,6 +44,8 @@ from koikoi.game.cards import CODES, KINDS, MONTH_MASKS, card_list, format_cards
 from koikoi.game.errors import IllegalActionError, InvalidInputError
 from koikoi.game.rules import GameRules, Rules, get_rules
 from koikoi.game.scoring import Scorer, Settlement, YakuScore
+from koikoi.game.tables import LIGHTNING
+from koikoi.game.tables import WILLOWS as WILLOW_MASK
 
 __all__ = [
     "Event",
@@ -54,8 +56,6 @@ __all__ = [
     "shared_scorer",
 ]
 
-LIGHTNING: Final = 43
-WILLOW_MASK: Final = MONTH_MASKS[10]
 # CARD_MONTH_MASK[c]: the four cards of c's month.
 CARD_MONTH_MASK: Final[tuple[int, ...]] = tuple(MONTH_MASKS[c // 4] for c in range(48))
 MAX_REDEALS: Final = 1000
