@@ -19,6 +19,7 @@ import pytest
 from koikoi.agents import make_agent
 from koikoi.agents.heuristic import HeuristicAgent, targets_for
 from koikoi.agents.mcts import MatchUtility, MCTSAgent, _Stats, rollout_value
+from koikoi.agents.search import BatchSearch
 from koikoi.game.actions import KOIKOI_ID, STOP_ID, parse_action
 from koikoi.game.cards import FULL_DECK, card_list, parse_cards
 from koikoi.game.engine import Match, Phase, Round
@@ -164,7 +165,7 @@ def _redealt(rnd: Round, player: int, seed: int) -> Round:
         "mcts:iterations=4,infer=0",
         "expert:iterations=4",
         "expert:iterations=4,infer=plays",
-        "mcts:iterations=4,rollouts=1,infer=plays,backend=python",
+        "mcts:iterations=4,rollouts=1,infer=plays,backend=kernel",
         "expert:iterations=4,lookahead=2,samples=2",
         "expert:iterations=4,tree=1",
         "mcts:iterations=4,rollouts=1,lookahead=1,samples=3",
@@ -408,7 +409,7 @@ def test_mcts_takes_an_obvious_capture() -> None:
     assert agent.act(view, random.Random(1)) == parse_action("play 8P1").id
 
 
-def test_rollout_fallback_matches_the_reference_engine() -> None:
+def test_rollout_values_are_the_kernel_playouts() -> None:
     import koikoi.kernel as k
 
     for name in ("nintendo", "wikipedia", "modern-hanafuda", "koikoi-japan"):
@@ -416,12 +417,14 @@ def test_rollout_fallback_matches_the_reference_engine() -> None:
             rnd = Match(get_rules(name), seed=seed, events=False).round
             for policy in ("random", "greedy", "yaku"):
                 ours = rollout_value(rnd, 10, seed, policy)
-                assert ours == k.playouts(rnd, 10, seed, policy, backend="python")
+                assert ours == k.playouts(rnd, 10, seed, policy)
 
 
-def test_mcts_python_backend_plays_legal_actions() -> None:
-    agent = MCTSAgent(iterations=2, rollouts=2, backend="python")
-    assert not agent.uses_kernel
+def test_mcts_python_backend_is_refused() -> None:
+    with pytest.raises(InvalidInputError, match="backend=python was removed"):
+        MCTSAgent(iterations=2, rollouts=2, backend="python")
+    agent = MCTSAgent(iterations=2, rollouts=2, backend="kernel")
+    assert agent.uses_kernel
     for i, rnd in enumerate(random_states("wikipedia", seed=3, count=6)):
         view = view_of_round(rnd, rnd.current)
         assert agent.act(view, random.Random(i)) in rnd.legal_ids()
@@ -454,7 +457,7 @@ def test_mcts_time_limit_is_kept() -> None:
         ("mcts:iterations=0", "iterations must be 1 or more"),
         ("mcts:rollouts=x", "rollouts must be a whole number"),
         ("mcts:policy=smart", "allowed greedy, yaku, tactical, random"),
-        ("mcts:backend=gpu", "allowed auto, kernel, python"),
+        ("mcts:backend=gpu", "allowed auto, kernel"),
         ("mcts:time=-1", "time must be a positive number"),
         ("mcts:infer=maybe", "infer must be 0, 1 or one of off, lays, plays"),
         ("mcts:prune=2", "prune must be 1 or 0"),
@@ -515,14 +518,14 @@ def test_pruning_search_agrees_on_the_obvious_with_fewer_samples(
     take = parse_action("take 1L").id
     assert len(view.legal_ids) == 2
     sampled: list[int] = []
-    real_run = kernel.BatchSearch.run
+    real_run = BatchSearch.run
 
-    def counting_run(self: kernel.BatchSearch, actions: list[int], count: int) -> object:
+    def counting_run(self: BatchSearch, actions: list[int], count: int) -> object:
         rows = real_run(self, actions, count)
         sampled.append(len(actions) * len(rows))
         return rows
 
-    monkeypatch.setattr(kernel.BatchSearch, "run", counting_run)
+    monkeypatch.setattr(BatchSearch, "run", counting_run)
     work: dict[bool, int] = {}
     for prune in (False, True):
         sampled.clear()

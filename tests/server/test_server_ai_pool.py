@@ -38,8 +38,8 @@ from koikoi.server.aipool import (
 )
 
 # A search that takes real time without the compiled kernel (workers start fast).
-SEARCH = "mcts:iterations=40,rollouts=1,backend=python"
-LONG = "mcts:time=5,rollouts=1,backend=python"
+SEARCH = "mcts:iterations=40,rollouts=1"
+LONG = "mcts:time=5,rollouts=1"
 
 
 def decision(spec: str = SEARCH, seed: int = 3, seq: int = 0) -> Decision:

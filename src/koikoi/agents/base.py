@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from koikoi.game.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, action_from_id
-from koikoi.game.cards import KINDS, Kind
+from koikoi.game.actions import KOIKOI_ID, STOP_ID
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.views import PlayerView
+from koikoi.kernel.policy import card_value, greedy_value
 
 __all__ = [
     "AGENT_KINDS",
@@ -71,16 +71,12 @@ class RandomAgent:
         return ids[int(rng.random() * len(ids))]
 
 
-_KIND_VALUE = {Kind.BRIGHT: 20, Kind.ANIMAL: 10, Kind.RIBBON: 5, Kind.PLAIN: 1}
-
-
-def card_value(card: int) -> int:
-    """A simple value of a card by its kind: Bright 20, Animal 10, Ribbon 5, Plain 1."""
-    return _KIND_VALUE[KINDS[card]]
-
-
 class GreedyAgent:
-    """Takes the biggest immediate capture by card value; stops as soon as it scores."""
+    """Takes the biggest immediate capture by card value; stops as soon as it scores.
+
+    The value is :func:`koikoi.kernel.policy.greedy_value`, the kernel's ``greedy``
+    rollout policy's (ties at random there too).
+    """
 
     name = "greedy"
 
@@ -100,26 +96,7 @@ class GreedyAgent:
 
     @staticmethod
     def _value(view: PlayerView, action_id: int) -> int:
-        if action_id >= TAKE_BASE:
-            return card_value(action_id - TAKE_BASE)
-        action = action_from_id(action_id)
-        card = int(getattr(action, "card", -1))
-        target = getattr(action, "target", None)
-        if target is not None:
-            return card_value(card) + card_value(int(target))
-        if type(action).__name__ == "Discard":
-            return 0
-        month_cards = view.field & (0b1111 << (4 * (card // 4)))
-        if not month_cards:
-            # Laying a card: prefer giving away the least valuable one.
-            return -card_value(card)
-        total = card_value(card)
-        m = month_cards
-        while m:
-            low = m & -m
-            total += card_value(low.bit_length() - 1)
-            m ^= low
-        return total
+        return greedy_value(view.field, action_id)
 
 
 AgentFactory = Callable[[dict[str, str], str], Agent]

@@ -143,7 +143,7 @@ class ExpertAgent(MCTSAgent):
             last ``horizon + 1`` rounds (``horizon`` rounds or fewer after this
             one) and for round points before them; None (the default): always.
         tree: search card plays with a tree of both players' actions
-            (:class:`koikoi.kernel.TreeSearch`), with this exploration
+            (:class:`koikoi.agents.search.TreeSearch`), with this exploration
             constant (default :data:`DEFAULT_TREE`); 0: value each action by flat
             playouts instead. Under an iteration budget the tree gets as many
             playouts as the flat search would (``iterations`` times the actions).
@@ -321,9 +321,9 @@ class ExpertAgent(MCTSAgent):
         utility: MatchUtility | None,
         limit: float | None,
     ) -> tuple[dict[int, float], dict[int, float]]:
-        """The tree search (:class:`koikoi.kernel.TreeSearch`) until the budget is
+        """The tree search (:class:`koikoi.agents.search.TreeSearch`) until the budget is
         spent: each root action's mean utility and mean net round points."""
-        from koikoi.kernel import TreeSearch
+        from koikoi.agents.search import TreeSearch
 
         ids, me = self._turn(view)
         clock = time.perf_counter

@@ -53,33 +53,15 @@ from koikoi.game.actions import (
     PLAY_TARGET_BASE,
     TAKE_BASE,
 )
-from koikoi.game.cards import (
-    AKATAN,
-    ANIMALS,
-    AOTAN,
-    BRIGHTS,
-    MONTH_MASKS,
-    PLAINS,
-    RIBBONS,
-    card_list,
-)
-from koikoi.game.engine import Phase
+from koikoi.game.cards import MONTH_MASKS, card_list
+from koikoi.game.engine import CARD_MONTH_MASK, Phase
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import Rules
 from koikoi.game.scoring import Scorer, YakuResult
+from koikoi.game.tables import BRIGHT_YAKU, LIGHTNING, WILLOWS, yaku_cards
 from koikoi.game.views import PlayerView
 
 __all__ = ["HeuristicAgent", "Target", "from_spec", "targets_for"]
-
-LIGHTNING: Final = 43
-_RAIN_MAN: Final = 1 << 40
-_SAKE: Final = 1 << 32
-_CURTAIN: Final = 1 << 8
-_MOON: Final = 1 << 28
-_INOSHIKACHO: Final = (1 << 20) | (1 << 24) | (1 << 36)
-_NON_RAIN_BRIGHTS: Final = BRIGHTS & ~_RAIN_MAN
-_WILLOWS: Final = MONTH_MASKS[10]
-_CARD_MONTH: Final[tuple[int, ...]] = tuple(MONTH_MASKS[c // 4] for c in range(48))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,34 +93,20 @@ def targets_for(rules: Rules, month: int, called: bool) -> tuple[Target, ...]:
     """
     p = rules.points
     y = rules.yaku
-    out: list[Target] = []
-
-    def add(name: str, points: int, mask: int, need: int, family: str = "") -> None:
-        if points > 0:
-            out.append(Target(name, points, mask, need, family or name))
-
-    add("goko", p.goko, BRIGHTS, 5, "brights")
-    add("shiko", p.shiko, _NON_RAIN_BRIGHTS, 4, "brights")
-    add("ame_shiko", p.ame_shiko, BRIGHTS, 4, "brights")
-    sanko_pool = BRIGHTS if y.sanko_with_rainman else _NON_RAIN_BRIGHTS
-    add("sanko", p.sanko, sanko_pool, 3, "brights")
-    add("inoshikacho", p.inoshikacho, _INOSHIKACHO, 3)
-    add("tane", p.tane, ANIMALS, 5)
-    add("akatan", p.akatan, AKATAN, 3)
-    add("aotan", p.aotan, AOTAN, 3)
-    add("akatan_aotan", p.akatan_aotan, AKATAN | AOTAN, 6)
-    add("tanzaku", p.tanzaku, RIBBONS, 5)
-    plains = PLAINS | (_SAKE if y.sake_cup != "animal" else 0)
-    add("kasu", p.kasu, plains, 10)
     after = y.viewing_after_koikoi if called else 0
     # Viewing yaku that need another yaku are worth less on their own.
     scale = 0.6 if y.viewing_requires_other else 1.0
-    add("hanami", int((after or p.hanami) * scale), _CURTAIN | _SAKE, 2)
-    add("tsukimi", int((after or p.tsukimi) * scale), _MOON | _SAKE, 2)
-    quad = MONTH_MASKS[month - 1]
-    add("tsukifuda", p.tsukifuda, quad, 4)
-    if rules.instant.teshi_collected:
-        add("teshi", rules.instant.teshi, quad, 4)
+    out: list[Target] = []
+    for row in yaku_cards(rules, month):
+        if row.name in ("hanami", "tsukimi"):
+            points = int((after or getattr(p, row.name)) * scale)
+        elif row.name == "teshi":
+            points = rules.instant.teshi
+        else:
+            points = getattr(p, row.name)
+        if points > 0:
+            family = "brights" if row.name in BRIGHT_YAKU else row.name
+            out.append(Target(row.name, points, row.cards, row.need, family))
     return tuple(out)
 
 
@@ -216,7 +184,7 @@ class _Decision:
         hand = self.hand
         for c in range(48):
             bit = 1 << c
-            month = _CARD_MONTH[c]
+            month = CARD_MONTH_MASK[c]
             if field & bit:
                 mine = 0.8 if hand & month else 0.35
                 theirs = 0.15 + 0.7 * hold[c // 4]
@@ -366,10 +334,10 @@ def _captured(field: int, card: int, target: int, wild: bool) -> int:
     if target >= 0:
         return (1 << card) | (1 << target)
     if card == LIGHTNING and wild:
-        willows = field & _WILLOWS
+        willows = field & WILLOWS
         m = willows if willows.bit_count() == 3 else field
     else:
-        m = field & _CARD_MONTH[card]
+        m = field & CARD_MONTH_MASK[card]
     if not m:
         return 0
     return m | (1 << card)
@@ -438,7 +406,7 @@ class HeuristicAgent:
         # Our own draw may take the laid card back.
         u = d.unseen_n
         if u:
-            same = (d.unseen & _CARD_MONTH[card]).bit_count()
+            same = (d.unseen & CARD_MONTH_MASK[card]).bit_count()
             if same:
                 gain = d.eval_me(d.pile_me | (1 << card), d.pile_opp) - d.eval_me(
                     d.pile_me, d.pile_opp
@@ -471,7 +439,7 @@ class HeuristicAgent:
         h = d.opp_hand
         for c in candidates:
             bit = 1 << c
-            month = _CARD_MONTH[c]
+            month = CARD_MONTH_MASK[c]
             gained = scorer.total(d.pile_me | bit, d.month, True) - my_called_score
             if gained > 0 and not (d.pile_opp & bit):
                 if d.field & bit:

@@ -44,11 +44,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from koikoi.agents.base import card_value
 from koikoi.game.cards import card_list
 from koikoi.game.engine import CARD_MONTH_MASK
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.views import PlayerView
+from koikoi.kernel.policy import CARD_VALUES, SOFT_CAPTURE_BONUS, SOFT_TEMPERATURE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,10 +72,6 @@ THIN: Final = 4
 """Steps between two kept hands of a chain."""
 
 
-CARD_VALUE: Final[tuple[int, ...]] = tuple(card_value(c) for c in range(48))
-"""The greedy value of each card by kind (Bright 20, Animal 10, Ribbon 5, Plain 1)."""
-
-
 @dataclass(frozen=True)
 class PlayModel:
     """How the opponent is assumed to choose the card they play.
@@ -87,8 +83,8 @@ class PlayModel:
     card's chance).
     """
 
-    temperature: float = 16.0
-    capture_bonus: float = 30.0
+    temperature: float = SOFT_TEMPERATURE
+    capture_bonus: float = float(SOFT_CAPTURE_BONUS)
     noise: float = 0.0
 
     def __post_init__(self) -> None:
@@ -115,10 +111,10 @@ def play_value(field: int, card: int, model: PlayModel = DEFAULT_MODEL) -> float
     """The greedy value of playing ``card`` from the hand onto ``field``."""
     month = field & CARD_MONTH_MASK[card]
     if not month:
-        return -float(CARD_VALUE[card])
-    targets = [CARD_VALUE[c] for c in card_list(month)]
+        return -float(CARD_VALUES[card])
+    targets = [CARD_VALUES[c] for c in card_list(month)]
     taken = sum(targets) if len(targets) == 3 else max(targets)
-    return float(CARD_VALUE[card] + taken) + model.capture_bonus
+    return float(CARD_VALUES[card] + taken) + model.capture_bonus
 
 
 @dataclass(frozen=True)

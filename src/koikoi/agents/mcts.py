@@ -17,8 +17,8 @@ drawn card, koi-koi or stop) and every rule set: the rules come with the view,
 and the rollouts play them through the engine (or the compiled kernel, which
 encodes every round-level option).
 
-Playouts use the compiled kernel (:mod:`koikoi.kernel`, numba) when it
-is available, else a pure-Python rollout on :meth:`~koikoi.game.engine.Round.clone`.
+Playouts run in the compiled kernel (:mod:`koikoi.kernel`, numba; the batches
+of :class:`koikoi.agents.search.BatchSearch`).
 The ``greedy`` rollout policy (capture the most card value, stop at once) makes
 a much stronger player than uniformly random rollouts (see docs/agents.md).
 
@@ -42,10 +42,12 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
+from koikoi import kernel
 from koikoi.agents.base import ActionValue
-from koikoi.game.engine import Phase, Round
+from koikoi.agents.search import BatchSearch
+from koikoi.game.engine import Round
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import Rules
 from koikoi.game.scoring import Scorer
@@ -63,7 +65,8 @@ __all__ = [
 ]
 
 POLICIES: Final[tuple[str, ...]] = ("greedy", "yaku", "tactical", "random", "bold", "soft")
-BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel", "python")
+BACKENDS: Final[tuple[str, ...]] = ("auto", "kernel")
+"""Where playouts run: both name the compiled kernel (the pure-Python rollouts are gone)."""
 OBJECTIVES: Final[tuple[str, ...]] = ("match", "round")
 DEFAULT_TIME: Final = 1.0
 DEFAULT_ROLLOUTS: Final = 4
@@ -92,59 +95,28 @@ HAND_POOL: Final = 512
 """Opponent hands drawn from the posterior per decision under ``infer=plays``."""
 
 Playouts = Callable[[Round, int, int, str], float]
-Values = Callable[[Round, int, int, str], "Sequence[int]"]
 
 
-# ------------------------------------------------------------ pure Python
-
-
-def _value_for_player0(rnd: Round) -> int:
-    s = rnd.settlement
-    if s is None or s.winner is None:
-        return 0
-    return s.points if s.winner == 0 else -s.points
+# ------------------------------------------------------------ playouts
 
 
 def rollout_values(rnd: Round, n: int, seed: int, policy: str = "greedy") -> list[int]:
-    """The value for player 0 of each of ``n`` pure-Python playouts of ``rnd`` (not changed).
+    """The value for player 0 of each of ``n`` playouts of ``rnd`` (not changed).
 
     The value of one playout is the settlement's points if player 0 wins the
-    round, minus the points if player 1 wins, 0 if nobody scores; the same
-    policies as :func:`koikoi.kernel.playouts`, without numba or numpy.
+    round, minus the points if player 1 wins, 0 if nobody scores; the policies of
+    :func:`koikoi.kernel.playouts`, played by the compiled kernel.
     """
     if policy not in POLICIES:
         raise InvalidInputError(f"unknown rollout policy {policy!r}: allowed {', '.join(POLICIES)}")
-    from koikoi.kernel import python_values
-
-    return python_values(rnd, n, seed, policy)
+    values: list[int] = kernel.playout_values(rnd, n, seed, policy).tolist()
+    return values
 
 
 def rollout_value(rnd: Round, n: int, seed: int, policy: str = "greedy") -> float:
     """The mean of :func:`rollout_values` (0.0 for no playout)."""
     values = rollout_values(rnd, n, seed, policy)
     return sum(values) / n if n else 0.0
-
-
-def _kernel() -> Any:
-    """The kernel module when the compiled kernel can be used, else None."""
-    try:
-        from koikoi import kernel
-    except ImportError:  # pragma: no cover - the kernel module ships with the package
-        return None
-    return kernel if kernel.available() else None
-
-
-def _kernel_values() -> Values | None:
-    """The compiled kernel's per-playout values when it can be used, else None."""
-    kernel = _kernel()
-    if kernel is None:
-        return None
-
-    def values(rnd: Round, n: int, seed: int, policy: str) -> Sequence[int]:
-        out: list[int] = kernel.playout_values(rnd, n, seed, policy, backend="kernel").tolist()
-        return out
-
-    return values
 
 
 class MatchUtility:
@@ -203,15 +175,6 @@ class MatchUtility:
         return self.table[0 if i < 0 else min(i, 2 * self.span)]
 
 
-def _kernel_playouts() -> Playouts | None:
-    """The compiled kernel's ``playouts`` when it can be used, else None."""
-    kernel = _kernel()
-    if kernel is None:
-        return None
-    fn: Playouts = kernel.playouts
-    return fn
-
-
 # -------------------------------------------------------------------- agent
 
 
@@ -238,7 +201,8 @@ class MCTSAgent:
             ``time_limit`` is 1 second.
         rollouts: playouts per action and determinization.
         policy: the rollout policy, ``"greedy"`` or ``"random"``.
-        backend: ``"auto"`` (the kernel when available), ``"kernel"`` or ``"python"``.
+        backend: ``"auto"`` or ``"kernel"``: both the compiled kernel (``"python"``,
+            the pure-Python playouts, was removed).
         prune: stop sampling actions that are clearly worse than the best, and
             decide as soon as one is left (faster, measured weaker; off by default).
         objective: what :meth:`act` maximises: ``"round"`` (the expected net
@@ -304,6 +268,11 @@ class MCTSAgent:
             raise InvalidInputError(
                 f"{self.KIND}: unknown policy {policy!r}: allowed {', '.join(POLICIES)}"
             )
+        if backend == "python":
+            raise InvalidInputError(
+                f"{self.KIND}: backend=python was removed: playouts always run in the "
+                "compiled kernel (numba is a dependency of koikoi); leave backend out"
+            )
         if backend not in BACKENDS:
             raise InvalidInputError(
                 f"{self.KIND}: unknown backend {backend!r}: allowed {', '.join(BACKENDS)}"
@@ -346,7 +315,6 @@ class MCTSAgent:
         """Whether the opponent's hand is inferred at all (``infer_mode`` says how)."""
         self.infer_mode = mode
         self._playouts: Playouts | None = None
-        self._values: Values = rollout_values
         self._ready = False
         self._scorers: dict[Rules, Scorer] = {}
         parts = []
@@ -372,21 +340,11 @@ class MCTSAgent:
         """Pick the playout function and load the kernel (outside any time budget)."""
         if self._ready:
             return
-        fn: Playouts | None = None
-        if self.backend != "python":
-            fn = _kernel_playouts()
-            if fn is None and self.backend == "kernel":
-                raise InvalidInputError(
-                    f"{self.KIND}: backend=kernel needs numba and numpy: pip install 'koikoi[fast]'"
-                )
-        if fn is not None:
-            from koikoi.game.engine import Match
+        from koikoi.game.engine import Match
 
-            fn(Match(seed=0, events=False).round, 1, 0, self.policy)  # load or compile
-            self._playouts = fn
-            values = _kernel_values()
-            if values is not None:
-                self._values = values
+        fn: Playouts = kernel.playouts
+        fn(Match(seed=0, events=False).round, 1, 0, self.policy)  # load or compile
+        self._playouts = fn
         self._ready = True
 
     def _scorer(self, rules: Rules) -> Scorer:
@@ -530,10 +488,9 @@ class MCTSAgent:
         completed. With a ``utility`` each playout's net result goes through it
         before averaging.
 
-        With the compiled kernel, iterations run in batches inside it
-        (:class:`koikoi.kernel.BatchSearch`), sized so that a batch takes
-        at most :data:`BATCH_SHARE` of the time budget; otherwise one at a time
-        on the reference engine, checking the clock after every action.
+        Iterations run in batches inside the compiled kernel
+        (:class:`koikoi.agents.search.BatchSearch`), sized so that a batch takes
+        at most :data:`BATCH_SHARE` of the time budget.
         """
         ids, me = self._turn(view)
         self._prepare()
@@ -547,75 +504,37 @@ class MCTSAgent:
         points = _Stats(k) if utility is not None else stats
         clock = time.perf_counter
         pool, avoid = self._deal_inputs(view, rng)
-        if self._playouts is not None:
-            from koikoi.kernel import BatchSearch
-
-            search = BatchSearch(
-                determinize(view, rng, scorer=scorer),
-                me,
-                rng.getrandbits(62),
-                policy=self.policy,
-                rollouts=self.rollouts,
-                utility=None if utility is None else utility.kernel_params(),
-                avoid=avoid,
-                slack=INFER_SLACK,
-                depth=self.lookahead_for(view),
-                samples=self.samples,
-                hands=pool or (),
-            )
-            batch = 1 if limit is not None else BATCH
-            while stats.done < max_iter:
-                active = stats.active
-                t0 = clock()
-                rows = search.run([ids[i] for i in active], min(batch, max_iter - stats.done))
-                n_active = len(active)
-                for row in rows.tolist():
-                    stats.add(active, row[:n_active])
-                    if points is not stats:
-                        points.add(active, row[n_active:])
-                if self.prune and stats.done >= PRUNE_AFTER:
-                    stats.prune()
-                now = clock()
-                if (decide and len(stats.active) == 1) or now >= deadline:
-                    break
-                if limit is not None:
-                    per = max((now - t0) / len(rows), 1e-7)
-                    batch = next_batch(per, now, limit, deadline, BATCH)
-            return stats.means(ids), points.means(ids)
-        sign = 1 if me == 0 else -1
-        values_of = self._values
-        n, policy = self.rollouts, self.policy
-        values = [0.0] * k
-        raw = [0.0] * k
+        search = BatchSearch(
+            determinize(view, rng, scorer=scorer),
+            me,
+            rng.getrandbits(62),
+            policy=self.policy,
+            rollouts=self.rollouts,
+            utility=None if utility is None else utility.kernel_params(),
+            avoid=avoid,
+            slack=INFER_SLACK,
+            depth=self.lookahead_for(view),
+            samples=self.samples,
+            hands=pool or (),
+        )
+        batch = 1 if limit is not None else BATCH
         while stats.done < max_iter:
-            det = self.redeal(view, rng, pool, scorer)
-            seed = rng.getrandbits(62)
-            cut = False
             active = stats.active
-            for i in active:
-                r = det.clone()
-                r.apply_id(ids[i])
-                if r.phase is Phase.OVER:
-                    outcomes: Sequence[int] = (_value_for_player0(r),)
-                else:
-                    outcomes = values_of(r, n, seed, policy)
-                raw[i] = sign * sum(outcomes) / len(outcomes)
-                if utility is None:
-                    values[i] = raw[i]
-                else:
-                    values[i] = math.fsum(utility(sign * v) for v in outcomes) / len(outcomes)
-                if stats.done and clock() >= deadline:
-                    cut = True
-                    break
-            if cut:
-                break
-            stats.add(active, [values[i] for i in active])
-            if points is not stats:
-                points.add(active, [raw[i] for i in active])
+            t0 = clock()
+            rows = search.run([ids[i] for i in active], min(batch, max_iter - stats.done))
+            n_active = len(active)
+            for row in rows.tolist():
+                stats.add(active, row[:n_active])
+                if points is not stats:
+                    points.add(active, row[n_active:])
             if self.prune and stats.done >= PRUNE_AFTER:
                 stats.prune()
-            if (decide and len(stats.active) == 1) or clock() >= deadline:
+            now = clock()
+            if (decide and len(stats.active) == 1) or now >= deadline:
                 break
+            if limit is not None:
+                per = max((now - t0) / len(rows), 1e-7)
+                batch = next_batch(per, now, limit, deadline, BATCH)
         return stats.means(ids), points.means(ids)
 
 

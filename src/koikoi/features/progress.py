@@ -18,19 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from koikoi.game.cards import (
-    AKATAN,
-    ANIMALS,
-    AOTAN,
-    BRIGHTS,
-    MONTH_MASKS,
-    PLAINS,
-    RIBBONS,
-    Card,
-    parse_card,
-)
+from koikoi.game.cards import parse_card
 from koikoi.game.rules import Rules
 from koikoi.game.scoring import YAKU_NAMES, YAKU_ORDER
+from koikoi.game.tables import NON_RAIN_BRIGHTS, RAIN_MAN, SAKE_CUP, yaku_cards
 from koikoi.i18n import language, td
 
 __all__ = ["YAKU_LABELS", "YakuProgress", "yaku_label", "yaku_progress"]
@@ -61,16 +52,6 @@ def yaku_label(name: str) -> str:
     if language() == "en" or name not in YAKU_NAMES:
         return YAKU_LABELS.get(name, name)
     return td(YAKU_NAMES[name][0])
-
-
-_RAIN: Final = 1 << Card.WILLOW_RAIN_MAN
-_SAKE: Final = 1 << Card.CHRYSANTHEMUM_SAKE_CUP
-_NON_RAIN: Final = BRIGHTS & ~_RAIN
-_INOSHIKACHO: Final = (
-    (1 << Card.PEONY_BUTTERFLIES) | (1 << Card.CLOVER_BOAR) | (1 << Card.MAPLE_DEER)
-)
-_HANAMI: Final = (1 << Card.CHERRY_CURTAIN) | _SAKE
-_TSUKIMI: Final = (1 << Card.SUSUKI_MOON) | _SAKE
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,55 +106,28 @@ def yaku_progress(rules: Rules, own: int, opponent: int, *, month: int) -> list[
     points = rules.yaku_points()
     y = rules.yaku
     taken = opponent
-    rows: list[YakuProgress] = []
-    sake_plain = y.sake_cup != "animal"
     spoilers = 0
     for code in y.viewing_spoiled_by:
         spoilers |= 1 << parse_card(code)
+    made = {row.name: row for row in yaku_cards(rules, month)}
+    rows: list[YakuProgress] = []
     for name in YAKU_ORDER:
         pts = points.get(name, 0)
-        if not pts:
+        target = made.get(name)
+        if not pts or target is None:
             continue
-        if name == "goko":
-            rows.append(_fixed(name, BRIGHTS, own, taken, pts))
-        elif name == "shiko":
-            rows.append(_fixed(name, _NON_RAIN, own, taken, pts))
-        elif name == "ame_shiko":
-            have = min((own & _NON_RAIN).bit_count(), 3) + (1 if own & _RAIN else 0)
-            possible = not taken & _RAIN and (_NON_RAIN & ~taken).bit_count() >= 3
-            rows.append(YakuProgress(name, have, 4, pts, possible))
-        elif name == "sanko":
-            pool = BRIGHTS if y.sanko_with_rainman else _NON_RAIN
-            rows.append(_count(name, pool, 3, own, taken, pts))
-        elif name == "inoshikacho":
-            rows.append(_fixed(name, _INOSHIKACHO, own, taken, pts))
-        elif name == "tane":
-            rows.append(_count(name, ANIMALS, 5, own, taken, pts))
-        elif name == "akatan":
-            rows.append(_fixed(name, AKATAN, own, taken, pts))
-        elif name == "aotan":
-            rows.append(_fixed(name, AOTAN, own, taken, pts))
-        elif name == "akatan_aotan":
-            rows.append(_fixed(name, AKATAN | AOTAN, own, taken, pts))
-        elif name == "tanzaku":
-            rows.append(_count(name, RIBBONS, 5, own, taken, pts))
-        elif name == "kasu":
-            pool = PLAINS | (_SAKE if sake_plain else 0)
-            extra = 1 if y.sake_cup == "both_double_plain" and own & _SAKE else 0
-            row = _count(name, pool, 10, own, taken, pts)
-            rows.append(
-                YakuProgress(
-                    name, row.have + extra, 10, pts, row.possible or row.have + extra >= 10
-                )
-            )
-        elif name in ("hanami", "tsukimi"):
-            mask = _HANAMI if name == "hanami" else _TSUKIMI
-            row = _fixed(name, mask, own, taken, pts)
-            if own & spoilers:
-                row = YakuProgress(name, row.have, row.need, pts, False)
-            rows.append(row)
-        elif name in ("tsukifuda", "teshi"):
-            if name == "teshi" and not rules.instant.teshi_collected:
-                continue
-            rows.append(_fixed(name, MONTH_MASKS[month - 1], own, taken, pts))
+        if target.need < target.cards.bit_count():  # any `need` of the cards
+            row = _count(name, target.cards, target.need, own, taken, pts)
+        else:
+            row = _fixed(name, target.cards, own, taken, pts)
+        if name == "ame_shiko":  # the Rain Man and three other Brights
+            have = min((own & NON_RAIN_BRIGHTS).bit_count(), 3) + (1 if own & RAIN_MAN else 0)
+            possible = not taken & RAIN_MAN and (NON_RAIN_BRIGHTS & ~taken).bit_count() >= 3
+            row = YakuProgress(name, have, 4, pts, possible)
+        elif name == "kasu" and y.sake_cup == "both_double_plain" and own & SAKE_CUP:
+            have = row.have + 1  # the Sake cup counts as two Plains
+            row = YakuProgress(name, have, row.need, pts, row.possible or have >= row.need)
+        elif name in ("hanami", "tsukimi") and own & spoilers:
+            row = YakuProgress(name, row.have, row.need, pts, False)
+        rows.append(row)
     return rows

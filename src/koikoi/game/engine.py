@@ -45,6 +45,8 @@ from koikoi.game.errors import IllegalActionError, InvalidInputError
 from koikoi.game.notation import Position, PositionError, parse_position
 from koikoi.game.rules import PRESET_NAMES, GameRules, Rules, get_rules
 from koikoi.game.scoring import Scorer, Settlement, YakuScore, shared_scorer
+from koikoi.game.tables import LIGHTNING
+from koikoi.game.tables import WILLOWS as WILLOW_MASK
 
 __all__ = [
     "Event",
@@ -55,8 +57,6 @@ __all__ = [
     "shared_scorer",
 ]
 
-LIGHTNING: Final = 43
-WILLOW_MASK: Final = MONTH_MASKS[10]
 # CARD_MONTH_MASK[c]: the four cards of c's month.
 CARD_MONTH_MASK: Final[tuple[int, ...]] = tuple(MONTH_MASKS[c // 4] for c in range(48))
 MAX_REDEALS: Final = 1000

@@ -43,6 +43,17 @@ from koikoi.game.cards import (
 )
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import Rules
+from koikoi.game.tables import (
+    ANIMALS_NO_SAKE,
+    CURTAIN,
+    DOUBLE_RIBBONS,
+    INO_SHIKA_CHO,
+    MOON,
+    NON_RAIN_BRIGHTS,
+    RAIN_MAN,
+    SAKE_CUP,
+    VIEW_CARDS,
+)
 
 __all__ = [
     "EXHAUSTED_REASONS",
@@ -110,19 +121,10 @@ MULTIPLIER_NAMES: dict[str, str] = {
 _RANK: Final[dict[str, int]] = {name: i for i, name in enumerate(YAKU_ORDER)}
 
 # Cards that yaku name (bit masks).
-_CURTAIN: Final = 1 << 8
-_MOON: Final = 1 << 28
-_SAKE: Final = 1 << 32
-_RAIN_MAN: Final = 1 << 40
-_INOSHIKACHO: Final = (1 << 20) | (1 << 24) | (1 << 36)
-_NON_RAIN_BRIGHTS: Final = BRIGHTS & ~_RAIN_MAN
-_DOUBLE_RIBBONS: Final = AKATAN | AOTAN
-_ANIMALS_NO_SAKE: Final = ANIMALS & ~_SAKE
 # Under "exclusive" the Sake cup's extra Plain roles are extra "cards" at bits 48 and 49.
 _ROLE_1: Final = 1 << 48
 _ROLE_2: Final = 1 << 49
 
-_VIEW_CARDS: Final = _CURTAIN | _MOON
 # Cards of a kind that no yaku names, to fill piles when building tables.
 _ANIMAL_FILLERS: Final = tuple(1 << c for c in (4, 12, 16, 29, 41, 32))  # 2A 4A 5A 8A 11A 9A
 _RIBBON_FILLERS: Final = tuple(1 << c for c in (13, 17, 25, 42))  # 4R 5R 7R 11R
@@ -320,7 +322,7 @@ def _lowest(mask: int, n: int) -> int:
 def _fold_roles(mask: int) -> int:
     """Fold the Sake cup's role bits (48+) back into card 32."""
     if mask >> 48:
-        return (mask & FULL_DECK) | _SAKE
+        return (mask & FULL_DECK) | SAKE_CUP
     return mask
 
 
@@ -412,7 +414,7 @@ class Scorer:
         }[y.combine]
         self._bright_best = {b: self._best_bright(b) for b in self._bright_sets()}
         self._bright_alternatives = {b: self._all_brights(b) for b in self._bright_sets()}
-        self._named = BRIGHTS | _INOSHIKACHO | _SAKE | _DOUBLE_RIBBONS | self._spoilers
+        self._named = BRIGHTS | INO_SHIKA_CHO | SAKE_CUP | DOUBLE_RIBBONS | self._spoilers
         self._named_by_month = (self._named, *(self._named | m for m in MONTH_MASKS))
         self._cache: dict[int, int] = {}
         self._exclusive_mode = y.combine == "exclusive"
@@ -431,15 +433,15 @@ class Scorer:
         # hold only that family's cards.
         self._bright_pts = {b: e[1] if e else 0 for b, e in self._bright_best.items()}
         self._animal_table = self._family_table(
-            _INOSHIKACHO, _ANIMAL_FILLERS, ("inoshikacho", "tane")
+            INO_SHIKA_CHO, _ANIMAL_FILLERS, ("inoshikacho", "tane")
         )
         self._ribbon_table = self._family_table(
-            _DOUBLE_RIBBONS, _RIBBON_FILLERS, ("akatan_aotan", "akatan", "aotan", "tanzaku")
+            DOUBLE_RIBBONS, _RIBBON_FILLERS, ("akatan_aotan", "akatan", "aotan", "tanzaku")
         )
         self._view_table = tuple(
             {
-                v: sum(e[1] for e in self._viewing(v | _SAKE, called))
-                for v in (0, _CURTAIN, _MOON, _VIEW_CARDS)
+                v: sum(e[1] for e in self._viewing(v | SAKE_CUP, called))
+                for v in (0, CURTAIN, MOON, VIEW_CARDS)
             }
             for called in (False, True)
         )
@@ -474,21 +476,21 @@ class Scorer:
             )
         other = (
             self._bright_pts[captured & BRIGHTS]
-            + self._ribbon_table[captured & _DOUBLE_RIBBONS][(captured & RIBBONS).bit_count()]
+            + self._ribbon_table[captured & DOUBLE_RIBBONS][(captured & RIBBONS).bit_count()]
         )
         if month and self._month_matters:
             quad = MONTH_MASKS[month - 1]
             if captured & quad == quad:
                 other += self._month_pts
-        animal_row = self._animal_table[captured & _INOSHIKACHO]
+        animal_row = self._animal_table[captured & INO_SHIKA_CHO]
         na = (captured & ANIMALS).bit_count()
         np = (captured & PLAINS).bit_count()
         kasu = self._kasu_pts
-        if not captured & _SAKE:
+        if not captured & SAKE_CUP:
             return other + animal_row[na] + kasu[np]
         view = 0
         if not captured & self._spoilers:
-            view = self._view_table[1 if koikoi_called else 0][captured & _VIEW_CARDS]
+            view = self._view_table[1 if koikoi_called else 0][captured & VIEW_CARDS]
         best = 0
         for animal, roles in self._variants:
             value = other + animal_row[na if animal else na - 1] + kasu[np + roles]
@@ -506,15 +508,15 @@ class Scorer:
         quad = MONTH_MASKS[month - 1] if month else _NO_CARD
         if not (
             self._bright_alternatives[captured & BRIGHTS]
-            or captured & _INOSHIKACHO == _INOSHIKACHO
+            or captured & INO_SHIKA_CHO == INO_SHIKA_CHO
             or captured & AKATAN == AKATAN
             or captured & AOTAN == AOTAN
-            or (captured & _SAKE and captured & _VIEW_CARDS)
+            or (captured & SAKE_CUP and captured & VIEW_CARDS)
             or captured & quad == quad
         ):
             # Only tane, tanzaku and kasu can score: they count the cards of their kind.
             rest = self._tanzaku_pts[nr]
-            if not captured & _SAKE:
+            if not captured & SAKE_CUP:
                 return rest + self._tane_pts[na] + self._kasu_pts[np]
             return rest + max(
                 self._tane_pts[na if animal else na - 1] + self._kasu_pts[np + roles]
@@ -695,7 +697,7 @@ class Scorer:
     def _entries(self, captured: int, month: int, called: bool) -> list[_Entry]:
         """The scoring yaku, best reading of the Sake cup (ties: as an Animal)."""
         variants = self._variants
-        if len(variants) == 1 or not captured & _SAKE:
+        if len(variants) == 1 or not captured & SAKE_CUP:
             animal, plains = variants[0]
             return self._evaluate(captured, month, called, animal, plains)
         best: list[_Entry] = []
@@ -717,12 +719,12 @@ class Scorer:
         out: list[_Entry] = []
         if p["goko"] and b == BRIGHTS:
             out.append(("goko", p["goko"], BRIGHTS))
-        if p["shiko"] and b & _NON_RAIN_BRIGHTS == _NON_RAIN_BRIGHTS:
-            out.append(("shiko", p["shiko"], _NON_RAIN_BRIGHTS))
-        non_rain = card_list(b & _NON_RAIN_BRIGHTS)
-        if p["ame_shiko"] and b & _RAIN_MAN:
+        if p["shiko"] and b & NON_RAIN_BRIGHTS == NON_RAIN_BRIGHTS:
+            out.append(("shiko", p["shiko"], NON_RAIN_BRIGHTS))
+        non_rain = card_list(b & NON_RAIN_BRIGHTS)
+        if p["ame_shiko"] and b & RAIN_MAN:
             for combo in combinations(non_rain, 3):
-                out.append(("ame_shiko", p["ame_shiko"], _RAIN_MAN | sum(1 << c for c in combo)))
+                out.append(("ame_shiko", p["ame_shiko"], RAIN_MAN | sum(1 << c for c in combo)))
         if p["sanko"]:
             pool = card_list(b) if self._sanko_with_rainman else non_rain
             for combo in combinations(pool, 3):
@@ -739,24 +741,24 @@ class Scorer:
         if name == "goko" or name == "shiko":
             cards = alternatives[0][2]
         elif name == "ame_shiko":
-            cards = _RAIN_MAN | _lowest(b & _NON_RAIN_BRIGHTS, 3)
+            cards = RAIN_MAN | _lowest(b & NON_RAIN_BRIGHTS, 3)
         else:  # sanko: prefer the non-rain Brights
-            cards = _lowest(b & _NON_RAIN_BRIGHTS, 3)
+            cards = _lowest(b & NON_RAIN_BRIGHTS, 3)
             if cards.bit_count() < 3:
-                cards |= _RAIN_MAN
+                cards |= RAIN_MAN
         return (name, points, cards)
 
     def _viewing(self, captured: int, called: bool) -> list[_Entry]:
         """Hanami and tsukimi as held, before ``viewing_requires_other``."""
-        if not captured & _SAKE or captured & self._spoilers or not self._viewing_exists:
+        if not captured & SAKE_CUP or captured & self._spoilers or not self._viewing_exists:
             return []
         p = self._p
         out: list[_Entry] = []
         after = self._viewing_after if called else 0
-        if p["hanami"] and captured & _CURTAIN:
-            out.append(("hanami", after or p["hanami"], _CURTAIN | _SAKE))
-        if p["tsukimi"] and captured & _MOON:
-            out.append(("tsukimi", after or p["tsukimi"], _MOON | _SAKE))
+        if p["hanami"] and captured & CURTAIN:
+            out.append(("hanami", after or p["hanami"], CURTAIN | SAKE_CUP))
+        if p["tsukimi"] and captured & MOON:
+            out.append(("tsukimi", after or p["tsukimi"], MOON | SAKE_CUP))
         return out
 
     def _month_yaku(self, captured: int, month: int) -> list[_Entry]:
@@ -779,7 +781,7 @@ class Scorer:
         """Add the yaku that score on their own under absorb and separate."""
         if month:
             out.extend(self._month_yaku(captured, month))
-        if captured & _SAKE and self._viewing_exists:
+        if captured & SAKE_CUP and self._viewing_exists:
             viewing = self._viewing(captured, called)
             if viewing and (out or not self._requires_other):
                 out.extend(viewing)
@@ -789,9 +791,9 @@ class Scorer:
         """Kasu, counting the Sake cup's Plain roles."""
         plains = captured & PLAINS
         n = plains.bit_count()
-        if plain_roles and captured & _SAKE:
+        if plain_roles and captured & SAKE_CUP:
             n += plain_roles
-            plains |= _SAKE
+            plains |= SAKE_CUP
         points = self._kasu_pts[n]
         return ("kasu", points, plains) if points else None
 
@@ -806,15 +808,15 @@ class Scorer:
         if bright is not None:
             out.append(bright)
         # Animals: the best of inoshikacho and tane.
-        animals = captured & (ANIMALS if animal else _ANIMALS_NO_SAKE)
+        animals = captured & (ANIMALS if animal else ANIMALS_NO_SAKE)
         na = animals.bit_count()
         if na >= 3:
             best: _Entry | None = None
-            if p["inoshikacho"] and captured & _INOSHIKACHO == _INOSHIKACHO:
+            if p["inoshikacho"] and captured & INO_SHIKA_CHO == INO_SHIKA_CHO:
                 best = (
                     "inoshikacho",
                     p["inoshikacho"] + extra * (na - 3),
-                    animals if extra else _INOSHIKACHO,
+                    animals if extra else INO_SHIKA_CHO,
                 )
             pts = self._tane_pts[na]
             if pts and (best is None or pts > best[1]):
@@ -832,7 +834,7 @@ class Scorer:
                 best = (
                     "akatan_aotan",
                     p["akatan_aotan"] + extra * (nr - 6),
-                    ribbons if extra else _DOUBLE_RIBBONS,
+                    ribbons if extra else DOUBLE_RIBBONS,
                 )
             if aka and p["akatan"]:
                 pts = p["akatan"] + extra * (nr - 3)
@@ -862,16 +864,16 @@ class Scorer:
         bright = self._bright_best[captured & BRIGHTS]
         if bright is not None:
             out.append(bright)
-        if p["inoshikacho"] and captured & _INOSHIKACHO == _INOSHIKACHO:
-            out.append(("inoshikacho", p["inoshikacho"], _INOSHIKACHO))
-        animals = captured & (ANIMALS if animal else _ANIMALS_NO_SAKE)
+        if p["inoshikacho"] and captured & INO_SHIKA_CHO == INO_SHIKA_CHO:
+            out.append(("inoshikacho", p["inoshikacho"], INO_SHIKA_CHO))
+        animals = captured & (ANIMALS if animal else ANIMALS_NO_SAKE)
         na = animals.bit_count()
         if self._tane_pts[na]:
             out.append(("tane", self._tane_pts[na], animals))
         aka = captured & AKATAN == AKATAN
         ao = captured & AOTAN == AOTAN
         if aka and ao and p["akatan_aotan"]:
-            out.append(("akatan_aotan", p["akatan_aotan"], _DOUBLE_RIBBONS))
+            out.append(("akatan_aotan", p["akatan_aotan"], DOUBLE_RIBBONS))
             if not self._aka_ao_adds:  # it replaces akatan and aotan
                 aka = ao = False
         if aka and p["akatan"]:
@@ -904,14 +906,14 @@ class Scorer:
             animal_mask = ANIMALS
             plain_mask = PLAINS | _ROLE_1 | _ROLE_2
             roles = 0
-            if captured & _SAKE and plain_roles:
+            if captured & SAKE_CUP and plain_roles:
                 roles = _ROLE_1 if plain_roles == 1 else _ROLE_1 | _ROLE_2
-            sake_roles = (_SAKE, _ROLE_1) if roles else (_SAKE,)
+            sake_roles = (SAKE_CUP, _ROLE_1) if roles else (SAKE_CUP,)
         else:
-            animal_mask = _ANIMALS_NO_SAKE
-            plain_mask = PLAINS | _SAKE
+            animal_mask = ANIMALS_NO_SAKE
+            plain_mask = PLAINS | SAKE_CUP
             roles = 0
-            sake_roles = (_SAKE,)
+            sake_roles = (SAKE_CUP,)
         pile = captured | roles
 
         # Each group: a list of alternatives (entries, cards used).
@@ -919,34 +921,34 @@ class Scorer:
         brights = self._bright_alternatives[captured & BRIGHTS]
         if brights:
             groups.append([((e,), e[2]) for e in brights])
-        if p["inoshikacho"] and captured & _INOSHIKACHO == _INOSHIKACHO:
-            groups.append([((("inoshikacho", p["inoshikacho"], _INOSHIKACHO),), _INOSHIKACHO)])
+        if p["inoshikacho"] and captured & INO_SHIKA_CHO == INO_SHIKA_CHO:
+            groups.append([((("inoshikacho", p["inoshikacho"], INO_SHIKA_CHO),), INO_SHIKA_CHO)])
         aka = captured & AKATAN == AKATAN and p["akatan"] > 0
         ao = captured & AOTAN == AOTAN and p["aotan"] > 0
         if aka or ao:
             ribbon_alts: list[tuple[tuple[_Entry, ...], int]] = []
-            if captured & _DOUBLE_RIBBONS == _DOUBLE_RIBBONS and p["akatan_aotan"]:
+            if captured & DOUBLE_RIBBONS == DOUBLE_RIBBONS and p["akatan_aotan"]:
                 ribbon_alts.append(
-                    ((("akatan_aotan", p["akatan_aotan"], _DOUBLE_RIBBONS),), _DOUBLE_RIBBONS)
+                    ((("akatan_aotan", p["akatan_aotan"], DOUBLE_RIBBONS),), DOUBLE_RIBBONS)
                 )
             akatan: _Entry = ("akatan", p["akatan"], AKATAN)
             aotan: _Entry = ("aotan", p["aotan"], AOTAN)
             if aka and ao:
-                ribbon_alts.append(((akatan, aotan), _DOUBLE_RIBBONS))
+                ribbon_alts.append(((akatan, aotan), DOUBLE_RIBBONS))
             if aka:
                 ribbon_alts.append(((akatan,), AKATAN))
             if ao:
                 ribbon_alts.append(((aotan,), AOTAN))
             groups.append(ribbon_alts)
-        elif captured & _DOUBLE_RIBBONS == _DOUBLE_RIBBONS and p["akatan_aotan"]:
+        elif captured & DOUBLE_RIBBONS == DOUBLE_RIBBONS and p["akatan_aotan"]:
             groups.append(
-                [((("akatan_aotan", p["akatan_aotan"], _DOUBLE_RIBBONS),), _DOUBLE_RIBBONS)]
+                [((("akatan_aotan", p["akatan_aotan"], DOUBLE_RIBBONS),), DOUBLE_RIBBONS)]
             )
         viewing = self._viewing(captured, called)
         if viewing:
             view_alts: list[tuple[tuple[_Entry, ...], int]] = []
             for role in sake_roles:
-                entries = tuple((n, pts, (c & ~_SAKE) | role) for n, pts, c in viewing)
+                entries = tuple((n, pts, (c & ~SAKE_CUP) | role) for n, pts, c in viewing)
                 if len(entries) == 2:
                     view_alts.append((entries, entries[0][2] | entries[1][2]))
                 view_alts.extend(((e,), e[2]) for e in entries)

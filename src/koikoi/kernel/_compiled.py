@@ -33,6 +33,36 @@ from numba.core import types as nbtypes
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+# Re-exported (``X as X``) for _vector_impl, which reads every kernel constant from here.
+from koikoi.game.actions import DISCARD_BASE as DISCARD_BASE
+from koikoi.game.actions import KOIKOI_ID as KOIKOI_ID
+from koikoi.game.actions import PLAY_TARGET_BASE as PLAY_TARGET_BASE
+from koikoi.game.actions import STOP_ID as STOP_ID
+from koikoi.game.actions import TAKE_BASE as TAKE_BASE
+from koikoi.game.cards import AKATAN, ANIMALS, AOTAN, BRIGHTS, PLAINS, RIBBONS
+from koikoi.game.tables import (
+    ANIMALS_NO_SAKE,
+    CURTAIN,
+    DOUBLE_RIBBONS,
+    INO_SHIKA_CHO,
+    LIGHTNING,
+    MOON,
+    NON_RAIN_BRIGHTS,
+    RAIN_MAN,
+    WILLOWS,
+)
+from koikoi.game.tables import SAKE_CUP as SAKE
+from koikoi.kernel.policy import (
+    BOLD_HAND,
+    BOLD_POINTS,
+    PROGRESS_WEIGHT,
+    PROGRESS_YAKU,
+    SOFT_CAPTURE_BONUS,
+    SOFT_TEMPERATURE,
+    YAKU_WEIGHT,
+)
+from koikoi.kernel.policy import CARD_VALUES as POLICY_CARD_VALUES
+
 Int64Array = npt.NDArray[np.int64]
 Int8Array = npt.NDArray[np.int8]
 UInt64Array = npt.NDArray[np.uint64]
@@ -107,7 +137,10 @@ R_ZERO_SUM: Final = 33
 R_MONTH_MATTERS: Final = 34
 R_VIEW_EXISTS: Final = 35
 R_BRIGHT_TABLE: Final = 36  # 32 entries: best Bright yaku points by Bright subset
-RULES_SIZE: Final = R_BRIGHT_TABLE + 32
+R_TARGETS: Final = R_BRIGHT_TABLE + 32  # (cards, need, points) of each progress yaku
+YAKU_TARGETS: Final = len(PROGRESS_YAKU)
+"""The yaku :func:`yaku_target` describes, by index (koikoi.kernel.policy.PROGRESS_YAKU)."""
+RULES_SIZE: Final = R_TARGETS + 3 * YAKU_TARGETS
 
 COMBINE_ABSORB: Final = 0
 COMBINE_SEPARATE: Final = 1
@@ -178,26 +211,6 @@ POLICY_YAKU: Final = 2
 POLICY_TACTICAL: Final = 3
 POLICY_BOLD: Final = 4
 POLICY_SOFT: Final = 5
-SOFT_TEMPERATURE: Final = 16.0
-"""The ``soft`` policy's temperature, in greedy card-value points (the play model's)."""
-SOFT_CAPTURE_BONUS: Final = 30
-"""... and its bonus for any capture (koikoi.agents.inference.PlayModel's defaults)."""
-BOLD_HAND: Final = 2
-"""The ``bold`` policy calls koi-koi only with at least this many cards left in hand."""
-BOLD_POINTS: Final = 4
-"""... and with a yaku total of at most this many points."""
-YAKU_WEIGHT: Final = 15
-PROGRESS_WEIGHT: Final = 8
-"""The ``tactical`` policy's worth of one yaku point fully collected, on the progress scale."""
-"""The ``yaku`` policy's worth of one yaku point, on the greedy card-value scale."""
-
-# Action ids (koikoi.game.actions).
-PLAY_TARGET_BASE: Final = 48
-DISCARD_BASE: Final = 2352
-TAKE_BASE: Final = 2400
-KOIKOI_ID: Final = 2448
-STOP_ID: Final = 2449
-
 # Scratch buffer.
 BUF_ACTIONS: Final = 0
 BUF_TIES: Final = 128
@@ -205,34 +218,12 @@ BUF_GROUPS: Final = 256  # 5 group counts, then 5 x 32 (mask, points) pairs
 BUF_SIZE: Final = 640
 GROUP_SLOTS: Final = 32
 
-# Card sets (koikoi.game.cards).
-BRIGHTS: Final = (1 << 0) | (1 << 8) | (1 << 28) | (1 << 40) | (1 << 44)
-ANIMALS: Final = sum(1 << c for c in (4, 12, 16, 20, 24, 29, 32, 36, 41))
-RIBBONS: Final = sum(1 << c for c in (1, 5, 9, 13, 17, 21, 25, 33, 37, 42))
-PLAINS: Final = ((1 << 48) - 1) & ~(BRIGHTS | ANIMALS | RIBBONS)
-AKATAN: Final = (1 << 1) | (1 << 5) | (1 << 9)
-AOTAN: Final = (1 << 21) | (1 << 33) | (1 << 37)
-DOUBLE_RIBBONS: Final = AKATAN | AOTAN
-INOSHIKACHO: Final = (1 << 20) | (1 << 24) | (1 << 36)
-CURTAIN: Final = 1 << 8
-MOON: Final = 1 << 28
-SAKE: Final = 1 << 32
-RAIN_MAN: Final = 1 << 40
-NON_RAIN_BRIGHTS: Final = BRIGHTS & ~RAIN_MAN
-ANIMALS_NO_SAKE: Final = ANIMALS & ~SAKE
+# Card sets (koikoi.game.cards and koikoi.game.tables, imported above).
 ROLE_1: Final = 1 << 48  # the Sake cup's Plain roles under "exclusive"
 ROLE_2: Final = 1 << 49
-LIGHTNING: Final = 43
-WILLOWS: Final = 0b1111 << 40
 
-# Greedy card values: Bright 20, Animal 10, Ribbon 5, Plain 1.
-CARD_VALUES: Final = np.array(
-    [
-        20 if (BRIGHTS >> c) & 1 else 10 if (ANIMALS >> c) & 1 else 5 if (RIBBONS >> c) & 1 else 1
-        for c in range(48)
-    ],
-    dtype=np.int64,
-)
+# Greedy card values (koikoi.kernel.policy): Bright 20, Animal 10, Ribbon 5, Plain 1.
+CARD_VALUES: Final = np.array(POLICY_CARD_VALUES, dtype=np.int64)
 
 
 # ------------------------------------------------------------------- random
@@ -292,7 +283,7 @@ def _open_total(
     has_sake = (pile & SAKE) != 0
     na = popcount(pile & (ANIMALS if animal else ANIMALS_NO_SAKE))
     nr = popcount(pile & RIBBONS)
-    ino = (pile & INOSHIKACHO) == INOSHIKACHO
+    ino = (pile & INO_SHIKA_CHO) == INO_SHIKA_CHO
     aka = (pile & AKATAN) == AKATAN
     ao = (pile & AOTAN) == AOTAN
     if rules[R_COMBINE] == COMBINE_ABSORB:
@@ -419,8 +410,8 @@ def _exclusive_total(
                 _add_alt(buf, 0, s, rules[R_SANKO])
             s = (s - 1) & pool
     # Group 1: inoshikacho.
-    if rules[R_INOSHIKACHO] > 0 and (pile & INOSHIKACHO) == INOSHIKACHO:
-        _add_alt(buf, 1, INOSHIKACHO, rules[R_INOSHIKACHO])
+    if rules[R_INOSHIKACHO] > 0 and (pile & INO_SHIKA_CHO) == INO_SHIKA_CHO:
+        _add_alt(buf, 1, INO_SHIKA_CHO, rules[R_INOSHIKACHO])
     # Group 2: the red and blue ribbons.
     aka = (pile & AKATAN) == AKATAN and rules[R_AKATAN] > 0
     ao = (pile & AOTAN) == AOTAN and rules[R_AOTAN] > 0
@@ -891,34 +882,14 @@ def _progress_one(pile: int, other: int, mask: int, need: int, points: int) -> i
     return int(points * PROGRESS_WEIGHT * have * have // (need * need))
 
 
-YAKU_TARGETS: Final = 9
-"""The yaku :func:`yaku_target` describes, by index."""
-
-
 @_jit("UniTuple(int64, 3)(int64, int64[::1])")
 def yaku_target(i: int, rules: Int64Array) -> tuple[int, int, int]:
-    """Yaku ``i`` (0 to :data:`YAKU_TARGETS` - 1) as ``(cards, how many needed, points)``
-    under ``rules`` (points 0: the yaku does not count): Sanko, Ino-Shika-Cho, Tane,
-    Akatan, Aotan, Tanzaku, Kasu, Hanami, Tsukimi."""
-    if i == 0:
-        pool = BRIGHTS if rules[R_SANKO_RAIN] != 0 else NON_RAIN_BRIGHTS
-        return pool, 3, rules[R_SANKO]
-    if i == 1:
-        return INOSHIKACHO, 3, rules[R_INOSHIKACHO]
-    if i == 2:
-        return ANIMALS, 5, rules[R_TANE]
-    if i == 3:
-        return AKATAN, 3, rules[R_AKATAN]
-    if i == 4:
-        return AOTAN, 3, rules[R_AOTAN]
-    if i == 5:
-        return RIBBONS, 5, rules[R_TANZAKU]
-    if i == 6:
-        return PLAINS | (SAKE if rules[R_SAKE] != SAKE_ANIMAL else 0), 10, rules[R_KASU]
-    viewing = rules[R_VIEW_EXISTS] != 0
-    if i == 7:
-        return CURTAIN | SAKE, 2, rules[R_HANAMI] if viewing else 0
-    return MOON | SAKE, 2, rules[R_TSUKIMI] if viewing else 0
+    """Yaku ``i`` (0 to :data:`YAKU_TARGETS` - 1, in the order of ``PROGRESS_YAKU``) as
+    ``(cards, how many needed, points)`` under ``rules`` (points 0: the yaku does not
+    count); :func:`koikoi.kernel.encode_rules` writes them from
+    :func:`koikoi.game.tables.yaku_cards`."""
+    at = R_TARGETS + 3 * i
+    return rules[at], rules[at + 1], rules[at + 2]
 
 
 @_jit("int64(int64, int64, int64[::1])")
