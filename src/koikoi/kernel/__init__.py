@@ -15,7 +15,7 @@ values and weights from :mod:`koikoi.kernel.policy`.
 The package, by concern:
 
 * :mod:`koikoi.kernel.arrays`: the rules, a round and a generator as the kernel's arrays.
-* :mod:`koikoi.kernel.playouts`: playouts, whole rounds, the lookahead, and the
+* :mod:`koikoi.kernel.rounds`: playouts, whole rounds, the lookahead, and the
   primitives of the searches in :mod:`koikoi.agents.search`.
 * :mod:`koikoi.kernel.policy`: the rollout policies' values and weights (no numba).
 * :mod:`koikoi.kernel.bench`: what ``koikoi bench kernel`` measures.
@@ -80,7 +80,7 @@ if TYPE_CHECKING:
         rules_array,
     )
     from koikoi.kernel.bench import benchmark
-    from koikoi.kernel.playouts import (
+    from koikoi.kernel.rounds import (
         KernelRound,
         legal_ids,
         lookahead_action,
@@ -97,7 +97,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
-    "KernelRound": "koikoi.kernel.playouts",
+    "KernelRound": "koikoi.kernel.rounds",
     "KernelState": "koikoi.kernel.arrays",
     "POLICIES": "koikoi.kernel.arrays",
     "REASONS": "koikoi.kernel.arrays",
@@ -105,21 +105,21 @@ _LAZY: dict[str, str] = {
     "benchmark": "koikoi.kernel.bench",
     "encode_round": "koikoi.kernel.arrays",
     "encode_rules": "koikoi.kernel.arrays",
-    "legal_ids": "koikoi.kernel.playouts",
-    "lookahead_action": "koikoi.kernel.playouts",
-    "new_tree": "koikoi.kernel.playouts",
-    "play_random_round": "koikoi.kernel.playouts",
-    "play_round": "koikoi.kernel.playouts",
-    "playout_values": "koikoi.kernel.playouts",
-    "playouts": "koikoi.kernel.playouts",
+    "legal_ids": "koikoi.kernel.rounds",
+    "lookahead_action": "koikoi.kernel.rounds",
+    "new_tree": "koikoi.kernel.rounds",
+    "play_random_round": "koikoi.kernel.rounds",
+    "play_round": "koikoi.kernel.rounds",
+    "playout_values": "koikoi.kernel.rounds",
+    "playouts": "koikoi.kernel.rounds",
     "policy_code": "koikoi.kernel.arrays",
     "rng_state": "koikoi.kernel.arrays",
     "rules_array": "koikoi.kernel.arrays",
-    "search_batch": "koikoi.kernel.playouts",
-    "tree_root": "koikoi.kernel.playouts",
-    "tree_search": "koikoi.kernel.playouts",
-    "utility_table": "koikoi.kernel.playouts",
-    "yaku_total": "koikoi.kernel.playouts",
+    "search_batch": "koikoi.kernel.rounds",
+    "tree_root": "koikoi.kernel.rounds",
+    "tree_search": "koikoi.kernel.rounds",
+    "utility_table": "koikoi.kernel.rounds",
+    "yaku_total": "koikoi.kernel.rounds",
 }
 
 
