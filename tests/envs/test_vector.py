@@ -367,7 +367,7 @@ def test_bad_index_and_output_arrays() -> None:
 
 
 def test_cache_key_holds_the_kernel_source() -> None:
-    from koikoi.kernel import _vector_impl as impl
+    from koikoi.kernel import batch as impl
 
     cache = impl.step_all._cache
     key = cache._index_key(impl.step_all.signatures[0], impl.step_all.targetctx.codegen())
