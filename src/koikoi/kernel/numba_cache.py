@@ -56,9 +56,9 @@ def configure() -> Path:
     path = numba_cache_dir(os.environ)
     if not os.environ.get(ENV_VAR):
         os.environ[ENV_VAR] = str(path)
-    config = getattr(sys.modules.get("numba.core.config"), "CACHE_DIR", None)
-    if config == "":
-        sys.modules["numba.core.config"].CACHE_DIR = str(path)
+    config = sys.modules.get("numba.core.config")
+    if config is not None and getattr(config, "CACHE_DIR", None) == "":
+        setattr(config, "CACHE_DIR", str(path))  # noqa: B010  (an untyped module)
     return path
 
 
