@@ -440,17 +440,14 @@ def benchmark(
         env.step(env.sample_actions(actions))
     steps = 0
     rounds = 0
-    elapsed = 0.0
-    cpu = 0.0
-    while elapsed < seconds:
-        t0 = time.perf_counter()
-        c0 = time.process_time()
+    start, start_cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
         for _ in range(10):
             env.step(env.sample_actions(actions))
             rounds += int(np.count_nonzero(env.dones))
-        cpu += time.process_time() - c0
-        elapsed += time.perf_counter() - t0
         steps += 10 * n
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - start_cpu
     return {
         "steps_per_s": steps / elapsed,
         "steps_per_cpu_s": steps / cpu if cpu > 0 else float("inf"),

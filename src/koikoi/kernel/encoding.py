@@ -81,21 +81,6 @@ MATCH_SCALE: Final = 50.0
 """Match scores and the lead are divided by this."""
 ROUND_SCALE: Final = 10.0
 """Round yaku totals and called scores are divided by this."""
-HAND_SCALE: Final = 8.0
-"""Hand sizes are divided by this."""
-STOCK_SCALE: Final = 24.0
-"""The stock size is divided by this."""
-KOIKOI_CAP: Final = 3
-"""Koi-koi calls count up to this many, divided by it."""
-ROUNDS_SCALE: Final = 12.0
-"""The rounds left and the match length are divided by this."""
-
-_SCALES: Final[dict[str, float]] = {
-    "game.rounds": ROUNDS_SCALE,
-    "game.start_points": MATCH_SCALE,
-    "koikoi.limit": 4.0,
-}
-"""Scales of the numeric rule options (others, yaku points included, over 10)."""
 
 
 @dataclass(frozen=True)
@@ -141,11 +126,12 @@ _RULE_LAYOUT: Final = _rule_layout()
 RULE_FEATURES: Final[tuple[str, ...]] = tuple(name for name, _, _ in _RULE_LAYOUT)
 
 _ONE: Final[tuple[str, ...]] = ("",)
+_HAND_SCALE, _STOCK_SCALE, _KOIKOI_CAP, _ROUNDS_SCALE = 8.0, 24.0, 3, 12.0
 _SEGMENT_SPECS: Final[tuple[tuple[str, tuple[str, ...], float], ...]] = (
     *((plane, CODES, 1.0) for plane in PLANES),
-    ("own_hand_size", _ONE, HAND_SCALE),
-    ("opponent_hand_size", _ONE, HAND_SCALE),
-    ("stock_size", _ONE, STOCK_SCALE),
+    ("own_hand_size", _ONE, _HAND_SCALE),
+    ("opponent_hand_size", _ONE, _HAND_SCALE),
+    ("stock_size", _ONE, _STOCK_SCALE),
     ("phase", ("play", "take", "decide"), 1.0),
     ("my_turn", _ONE, 1.0),
     ("month", tuple(str(m) for m in range(1, 13)), 1.0),
@@ -153,17 +139,17 @@ _SEGMENT_SPECS: Final[tuple[tuple[str, tuple[str, ...], float], ...]] = (
     ("i_lead", _ONE, 1.0),
     ("own_score", _ONE, ROUND_SCALE),
     ("opponent_score", _ONE, ROUND_SCALE),
-    ("own_koikoi", _ONE, float(KOIKOI_CAP)),
-    ("opponent_koikoi", _ONE, float(KOIKOI_CAP)),
+    ("own_koikoi", _ONE, float(_KOIKOI_CAP)),  # calls, capped
+    ("opponent_koikoi", _ONE, float(_KOIKOI_CAP)),
     ("own_called", _ONE, ROUND_SCALE),
     ("opponent_called", _ONE, ROUND_SCALE),
     ("scored_last", ("own", "opponent", "nobody"), 1.0),
     ("match:own", _ONE, MATCH_SCALE),
     ("match:opponent", _ONE, MATCH_SCALE),
     ("match:lead", _ONE, MATCH_SCALE),
-    ("match:rounds_left", _ONE, ROUNDS_SCALE),
+    ("match:rounds_left", _ONE, _ROUNDS_SCALE),
     ("match:last_round", _ONE, 1.0),
-    ("match:rounds", _ONE, ROUNDS_SCALE),
+    ("match:rounds", _ONE, _ROUNDS_SCALE),
 )
 """(name, labels, scale) of every segment but the rules, in order; a segment with
 the one label "" is a single value named after the segment, the others name each
@@ -222,6 +208,12 @@ _MATCH_LEAD: Final = SEGMENTS["match:lead"].offset - ROUND_OFFSET
 _ROUNDS_LEFT: Final = SEGMENTS["match:rounds_left"].offset - ROUND_OFFSET
 _LAST_ROUND: Final = SEGMENTS["match:last_round"].offset - ROUND_OFFSET
 _ROUNDS: Final = SEGMENTS["match:rounds"].offset - ROUND_OFFSET
+_SCALES: Final[dict[str, float]] = {
+    "game.rounds": _ROUNDS_SCALE,
+    "game.start_points": MATCH_SCALE,
+    "koikoi.limit": 4.0,
+}
+"""Scales of the numeric rule options (others, yaku points included, over 10)."""
 _NO_PHASE: Final = -1
 """``phase`` of :func:`write_round` for a round that is over (no phase one-hot)."""
 
@@ -286,9 +278,9 @@ def write_round(
     ``last_improver`` is -1 for nobody; pairs are by player.
     """
     opp = 1 - me
-    out[base + _OWN_HAND] = own_hand / HAND_SCALE
-    out[base + _OPP_HAND] = opponent_hand / HAND_SCALE
-    out[base + _STOCK] = stock / STOCK_SCALE
+    out[base + _OWN_HAND] = own_hand / _HAND_SCALE
+    out[base + _OPP_HAND] = opponent_hand / _HAND_SCALE
+    out[base + _STOCK] = stock / _STOCK_SCALE
     if phase != _NO_PHASE:
         out[base + _PHASE + phase] = 1.0
         if current == me:
@@ -300,8 +292,8 @@ def write_round(
         out[base + _I_LEAD] = 1.0
     out[base + _OWN_SCORE] = scores[me] / ROUND_SCALE
     out[base + _OPP_SCORE] = scores[opp] / ROUND_SCALE
-    out[base + _OWN_KOIKOI] = min(koikoi_calls[me], KOIKOI_CAP) / KOIKOI_CAP
-    out[base + _OPP_KOIKOI] = min(koikoi_calls[opp], KOIKOI_CAP) / KOIKOI_CAP
+    out[base + _OWN_KOIKOI] = min(koikoi_calls[me], _KOIKOI_CAP) / _KOIKOI_CAP
+    out[base + _OPP_KOIKOI] = min(koikoi_calls[opp], _KOIKOI_CAP) / _KOIKOI_CAP
     out[base + _OWN_CALLED] = called_scores[me] / ROUND_SCALE
     out[base + _OPP_CALLED] = called_scores[opp] / ROUND_SCALE
     last = 0 if last_improver == me else 1 if last_improver == opp else 2
@@ -311,10 +303,10 @@ def write_round(
     out[base + _MATCH_OPP] = other / MATCH_SCALE
     out[base + _MATCH_LEAD] = (own - other) / MATCH_SCALE
     left = max(rounds - round_number, 0)
-    out[base + _ROUNDS_LEFT] = left / ROUNDS_SCALE
+    out[base + _ROUNDS_LEFT] = left / _ROUNDS_SCALE
     if left == 0:
         out[base + _LAST_ROUND] = 1.0
-    out[base + _ROUNDS] = rounds / ROUNDS_SCALE
+    out[base + _ROUNDS] = rounds / _ROUNDS_SCALE
 
 
 _RULE_CACHE: dict[Rules, npt.NDArray[np.float32]] = {}
