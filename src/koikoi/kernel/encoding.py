@@ -22,10 +22,16 @@ The vector (``float32``, :data:`SIZE` values) is, in order:
   (yaku points over 10, ...), switches as 0/1, choices one-hot, lists multi-hot —
   so a network sees the active rules' yaku values and multipliers.
 
+The layout is declared once, in :data:`LAYOUT`: a :class:`Segment` (name, offset,
+size, scale, feature names) per run of values, also by name in :data:`SEGMENTS`.
 :data:`FEATURES` names every value (``"hand:1L"``, ``"phase:take"``,
-``"rules:points.goko"``, ...). The action mask is over the fixed action ids of
-:mod:`koikoi.game.actions`. The information-state string is the view's position
-(:mod:`koikoi.game.positions`): everything the player knows that play depends on.
+``"rules:points.goko"``, ...). The planes and the round part are written by
+:func:`card_sets` and :func:`write_round`, plain functions that the batched
+simulator (:mod:`koikoi.kernel.batch`) compiles with numba, so the engine's
+encoding and the simulator's observations come from the same code. The action
+mask is over the fixed action ids of :mod:`koikoi.game.actions`. The
+information-state string is the view's position (:mod:`koikoi.game.positions`):
+everything the player knows that play depends on.
 
 >>> from koikoi.game.engine import Match
 >>> from koikoi.game.views import view_of
@@ -57,13 +63,18 @@ from koikoi.game.views import PlayerView
 __all__ = [
     "ENCODING_VERSION",
     "FEATURES",
+    "LAYOUT",
     "PLANES",
+    "SEGMENTS",
     "SIZE",
+    "Segment",
     "action_mask",
+    "card_sets",
     "encode",
     "encode_into",
     "info_state_string",
     "rule_features",
+    "write_round",
 ]
 
 ENCODING_VERSION: Final = 1
