@@ -267,8 +267,15 @@ def encode_obs(
         extra[X_DECLINED0 + me],
         extra[X_DECLINED0 + opp],
     )
-    for k in range(len(PLANE_OFFSETS)):
-        _plane(out, PLANE_OFFSETS[k], sets[k])
+    # unrolled: constant offsets let LLVM vectorize each plane's stores
+    _plane(out, PLANE_OFFSETS[0], sets[0])
+    _plane(out, PLANE_OFFSETS[1], sets[1])
+    _plane(out, PLANE_OFFSETS[2], sets[2])
+    _plane(out, PLANE_OFFSETS[3], sets[3])
+    _plane(out, PLANE_OFFSETS[4], sets[4])
+    _plane(out, PLANE_OFFSETS[5], sets[5])
+    _plane(out, PLANE_OFFSETS[6], sets[6])
+    _plane(out, PLANE_OFFSETS[7], sets[7])
     for j in range(ROUND_WIDTH):
         out[ROUND_OFFSET + j] = 0.0
     _write_round(

@@ -283,8 +283,8 @@ def write_round(
     """Write the round and match part (:data:`ROUND_FEATURES`) at ``out[base:]``.
 
     ``out`` holds zeros there: a list (the engine's encoding) or a float32 array
-    (the batched simulator compiles this same function with numba), and only the
-    values that are not 0 are written. Sizes are card counts; ``phase`` is a
+    (the batched simulator compiles this same function with numba); of the
+    one-hot segments only the 1.0 is written. Sizes are card counts; ``phase`` is a
     :class:`~koikoi.game.engine.Phase` value or -1 when the round is over;
     ``last_improver`` is -1 for nobody; pairs are by player.
     """
@@ -292,15 +292,13 @@ def write_round(
     out[base + _OWN_HAND] = own_hand / _HAND_SCALE
     out[base + _OPP_HAND] = opponent_hand / _HAND_SCALE
     out[base + _STOCK] = stock / _STOCK_SCALE
-    if phase != _NO_PHASE:
+    live = phase != _NO_PHASE
+    if live:
         out[base + _PHASE + phase] = 1.0
-        if current == me:
-            out[base + _MY_TURN] = 1.0
+    out[base + _MY_TURN] = 1.0 if live and current == me else 0.0
     out[base + _MONTH + month - 1] = 1.0
-    if dealer == me:
-        out[base + _I_DEAL] = 1.0
-    if leader == me:
-        out[base + _I_LEAD] = 1.0
+    out[base + _I_DEAL] = 1.0 if dealer == me else 0.0
+    out[base + _I_LEAD] = 1.0 if leader == me else 0.0
     out[base + _OWN_SCORE] = scores[me] / ROUND_SCALE
     out[base + _OPP_SCORE] = scores[opp] / ROUND_SCALE
     out[base + _OWN_KOIKOI] = min(koikoi_calls[me], _KOIKOI_CAP) / _KOIKOI_CAP
@@ -315,8 +313,7 @@ def write_round(
     out[base + _MATCH_LEAD] = (own - other) / MATCH_SCALE
     left = max(rounds - round_number, 0)
     out[base + _ROUNDS_LEFT] = left / _ROUNDS_SCALE
-    if left == 0:
-        out[base + _LAST_ROUND] = 1.0
+    out[base + _LAST_ROUND] = 1.0 if left == 0 else 0.0
     out[base + _ROUNDS] = rounds / _ROUNDS_SCALE
 
 
