@@ -290,9 +290,9 @@ def encode_obs(
         state[S_MONTH],
         state[S_DEALER],
         state[S_DEALER],
-        (state[S_SCORE0], state[S_SCORE1]),
-        (state[S_CALLS0], state[S_CALLS1]),
-        (state[S_CALLED0], state[S_CALLED1]),
+        state[S_SCORE0 : S_SCORE0 + 2],  # by player, as S_HAND0 + player
+        state[S_CALLS0 : S_CALLS0 + 2],
+        state[S_CALLED0 : S_CALLED0 + 2],
         state[S_LAST_IMPROVER],
         (start_points, start_points),
         extra[X_ROUND],
