@@ -226,6 +226,8 @@ _SCALES: Final[dict[str, float]] = {
 }
 """Scales of the numeric rule options (others, yaku points included, over 10)."""
 _NO_PHASE: Final = -1
+PerPlayer = tuple[int, int] | npt.NDArray[np.int64]
+"""A value of each player, indexed by player (a pair, or two int64 array values)."""
 """``phase`` of :func:`write_round` for a round that is over (no phase one-hot)."""
 
 
@@ -272,11 +274,11 @@ def write_round(
     month: int,
     dealer: int,
     leader: int,
-    scores: tuple[int, int],
-    koikoi_calls: tuple[int, int],
-    called_scores: tuple[int, int],
+    scores: PerPlayer,
+    koikoi_calls: PerPlayer,
+    called_scores: PerPlayer,
     last_improver: int,
-    match_scores: tuple[int, int],
+    match_scores: PerPlayer,
     round_number: int,
     rounds: int,
 ) -> None:
