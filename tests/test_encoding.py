@@ -54,6 +54,43 @@ def test_layout() -> None:
     assert "rules:koikoi.bonus=ladder" in FEATURES
 
 
+def test_layout_table_is_the_layout() -> None:
+    """The segments tile the vector in order and name every value."""
+    offset = 0
+    for segment in encoding.LAYOUT:
+        assert segment.offset == offset and segment.size == len(segment.features) > 0
+        assert FEATURES[offset : offset + segment.size] == segment.features
+        assert encoding.SEGMENTS[segment.name] is segment
+        assert segment.scale > 0
+        offset += segment.size
+    assert offset == SIZE and len(encoding.SEGMENTS) == len(encoding.LAYOUT)
+    assert [s.name for s in encoding.LAYOUT[: len(encoding.PLANES)]] == list(encoding.PLANES)
+    assert tuple(48 * k for k in range(len(encoding.PLANES))) == encoding.PLANE_OFFSETS
+    assert encoding.LAYOUT[-1].name == "rules" and encoding.LAYOUT[-1].offset == RULES_OFFSET
+    assert FEATURES[encoding.ROUND_OFFSET : RULES_OFFSET] == encoding.ROUND_FEATURES
+    assert encoding.SEGMENTS["phase"].features == ("phase:play", "phase:take", "phase:decide")
+
+
+def test_scales_are_the_segments_scales() -> None:
+    """A count is written divided by its segment's scale (here: a match in progress)."""
+    m = _match_at("koikoi-japan", 3, 30)
+    view = view_of(m, m.current)
+    obs = encode(view)
+    me = view.player
+    assert me is not None
+
+    def value(name: str) -> float:
+        return float(obs[encoding.SEGMENTS[name].offset])
+
+    def scaled(name: str, count: int) -> float:
+        return float(np.float32(count / encoding.SEGMENTS[name].scale))
+
+    assert value("own_hand_size") == scaled("own_hand_size", view.hand_counts[me])
+    assert value("stock_size") == scaled("stock_size", view.stock_count)
+    assert value("match:own") == scaled("match:own", view.match_scores[me])
+    assert value("match:rounds") == scaled("match:rounds", view.rounds)
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     rules=st.sampled_from(PRESET_NAMES),

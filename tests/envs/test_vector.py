@@ -55,9 +55,20 @@ def _engine_view(env: VectorEnv, rnd: Round) -> Any:
     )
 
 
-def _replay(rules: Rules, *, envs: int, rounds: int, seed: int, **options: Any) -> dict[str, int]:
+def _replay(
+    rules: Rules,
+    *,
+    envs: int,
+    rounds: int,
+    seed: int,
+    nonzero: Any = None,
+    phases: set[str] | None = None,
+    **options: Any,
+) -> dict[str, int]:
     """Step ``envs`` environments with random actions until ``rounds`` rounds have ended,
-    checking every step against the engine. Returns counts of what was reached."""
+    checking every step against the engine. Returns counts of what was reached; marks
+    in ``nonzero`` (a bool array of ``SIZE``) each value ever not 0, in ``phases``
+    each phase compared."""
     env = VectorEnv(envs, rules, seed, dense_mask=True, **options)
     out = env.reset()
     engine = [env.deal(i).round(rules) for i in range(envs)]
@@ -71,6 +82,10 @@ def _replay(rules: Rules, *, envs: int, rounds: int, seed: int, **options: Any) 
             if not np.array_equal(got, expected):
                 wrong = [encoding.FEATURES[j] for j in np.flatnonzero(got != expected)]
                 pytest.fail(f"{rules.name} env {i}: observation differs at {wrong[:8]}")
+            if nonzero is not None:
+                nonzero |= got != 0
+            if phases is not None:
+                phases.add(rnd.phase.name)
             count = int(out.legal_counts[i])
             assert [int(a) for a in out.legal_ids[i, :count]] == rnd.legal_ids()
             assert (out.legal_ids[i, count:] == -1).all()
@@ -110,6 +125,27 @@ def test_agrees_with_engine_every_preset(name: str) -> None:
     assert seen["wins"] > 0 and seen["koikoi"] > 0 and seen["declined"] > 0
     if name == "wikipedia":  # any_or_discard
         assert seen["discard"] > 0
+
+
+def test_agreement_covers_every_segment_and_phase() -> None:
+    """The comparison sees every segment of the layout hold something (several presets,
+    every phase of a live round), so no segment agrees only by being 0 on both sides."""
+    nonzero = np.zeros(encoding.SIZE, dtype=bool)
+    phases: set[str] = set()
+    for k, name in enumerate(("nintendo", "koikoi-japan", "wikipedia", "compendium")):
+        rules = get_rules(name)
+        options = {"round_number": "random", "dealer": "random"}
+        _replay(rules, envs=12, rounds=60, seed=20 + k, nonzero=nonzero, phases=phases, **options)
+    # equal match scores: the lead is always 0 in the batched simulator
+    constant = {"match:lead"}
+    empty = [
+        s.name
+        for s in encoding.LAYOUT
+        if s.name not in constant and not nonzero[s.offset : s.offset + s.size].any()
+    ]
+    assert empty == []
+    assert phases == {"PLAY", "TAKE", "DECIDE"}
+    assert not nonzero[encoding.SEGMENTS["match:lead"].offset]
 
 
 def test_agrees_with_random_rounds_and_dealer() -> None:
@@ -366,8 +402,68 @@ def test_bad_index_and_output_arrays() -> None:
 # ---------------------------------------------------------- cache and bench
 
 
+def test_numba_cache_dir_is_chosen_from_the_environment(tmp_path: Any) -> None:
+    from koikoi.kernel.numba_cache import numba_cache_dir
+
+    home = tmp_path / "home"
+    assert numba_cache_dir({}, home=home) == home / ".cache" / "koikoi" / "numba"
+    xdg = str(tmp_path / "xdg")
+    assert numba_cache_dir({"XDG_CACHE_HOME": xdg}, home=home) == tmp_path / "xdg/koikoi/numba"
+    # a relative XDG_CACHE_HOME is ignored (XDG base directory rule), an empty one too
+    for bad in ("relative/cache", ""):
+        assert numba_cache_dir({"XDG_CACHE_HOME": bad}, home=home) == home / ".cache/koikoi/numba"
+    chosen = {"NUMBA_CACHE_DIR": "/somewhere/else", "XDG_CACHE_HOME": xdg}
+    assert str(numba_cache_dir(chosen, home=home)) == "/somewhere/else"
+
+
+@pytest.mark.parametrize("numba_dir", [None, "given"])
+def test_numba_cache_dir_is_set_before_numba_is_imported(tmp_path: Any, numba_dir: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")
+    expected = tmp_path / "xdg" / "koikoi" / "numba"
+    if numba_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(tmp_path / numba_dir)
+        expected = tmp_path / numba_dir
+    code = "import koikoi.kernel.numba_cache, numba; print(numba.config.CACHE_DIR)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == str(expected)
+
+
+def test_numba_cache_dir_is_set_when_numba_came_first(tmp_path: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    code = "import numba, koikoi.kernel.numba_cache; print(numba.config.CACHE_DIR)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == str(tmp_path / "koikoi" / "numba")
+
+
+def test_compiled_code_is_cached_in_the_cache_dir() -> None:
+    import doctest
+    from pathlib import Path
+
+    from koikoi.kernel import _compiled, batch, numba_cache
+
+    assert doctest.testmod(numba_cache).failed == 0
+    for module, fn in ((batch, batch.step_all), (_compiled, _compiled.apply_action)):
+        where = Path(fn._cache._cache_path)
+        assert where.is_relative_to(numba_cache.CACHE_DIR)
+        assert not where.is_relative_to(Path(module.__file__).parent)
+
+
 def test_cache_key_holds_the_kernel_source() -> None:
-    from koikoi.kernel import _vector_impl as impl
+    from koikoi.kernel import batch as impl
 
     cache = impl.step_all._cache
     key = cache._index_key(impl.step_all.signatures[0], impl.step_all.targetctx.codegen())

@@ -7,6 +7,7 @@ Private: :mod:`koikoi.envs.pettingzoo`, :mod:`koikoi.envs.gymnasium` and
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -25,6 +26,7 @@ __all__ = [
     "EPISODES",
     "REWARDS",
     "Runner",
+    "RunnerOptions",
     "check_choice",
     "observation_bounds",
     "resolve_rules",
@@ -319,3 +321,31 @@ class Runner:
         s = self.settlement()
         explained = s.explain() if s is not None else "no settlement"
         return f"{explained}\nmatch {a}/{b}"
+
+    def render(self, render_mode: str | None, warn: Callable[[str], object]) -> str | None:
+        """What an environment's ``render()`` gives in ``render_mode``: :meth:`text`
+        for ``"ansi"``, printed for ``"human"``; ``warn`` is told when there is no mode."""
+        if render_mode is None:
+            warn("render() called without a render_mode: nothing to render")
+            return None
+        text = self.text()
+        if render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+
+class RunnerOptions:
+    """The options an environment reports from its :class:`Runner` (``self._game``)."""
+
+    _game: Runner
+
+    @property
+    def episode(self) -> str:
+        """What an episode is (one of :data:`EPISODES`)."""
+        return self._game.episode
+
+    @property
+    def reward(self) -> str:
+        """What the rewards are (one of :data:`REWARDS`)."""
+        return self._game.reward

@@ -42,7 +42,13 @@ import numpy as np
 import numpy.typing as npt
 
 from koikoi.agents import Agent, make_agent
-from koikoi.envs._runner import Runner, check_choice, observation_bounds, resolve_rules
+from koikoi.envs._runner import (
+    Runner,
+    RunnerOptions,
+    check_choice,
+    observation_bounds,
+    resolve_rules,
+)
 from koikoi.game.actions import NUM_ACTIONS
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import Rules
@@ -57,7 +63,7 @@ RENDER_MODES: Final = ("human", "ansi")
 _MAX_SKIPS: Final = 1000
 
 
-class KoiKoiEnv(gymnasium.Env[Any, np.int64]):
+class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
     """One seat of Koi-Koi against ``opponent`` (see the module docs).
 
     Args:
@@ -127,14 +133,6 @@ class KoiKoiEnv(gymnasium.Env[Any, np.int64]):
         else:
             self.observation_space = vector
         self.action_space: gymnasium.spaces.Space[np.int64] = gymnasium.spaces.Discrete(NUM_ACTIONS)
-
-    @property
-    def episode(self) -> str:
-        return self._game.episode
-
-    @property
-    def reward(self) -> str:
-        return self._game.reward
 
     # ----------------------------------------------------------------- API
 
@@ -215,14 +213,7 @@ class KoiKoiEnv(gymnasium.Env[Any, np.int64]):
 
     def render(self) -> str | None:
         """The full position (hidden cards included), or how the episode ended."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
-            return None
-        text = self._game.text()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return self._game.render(self.render_mode, gymnasium.logger.warn)
 
     def close(self) -> None:
         """Nothing to release."""

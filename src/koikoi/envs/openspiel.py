@@ -266,20 +266,12 @@ class _Core:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         other = _Core.__new__(_Core)
-        other.settings = self.settings
-        other.first = self.first
+        for name in _Core.__slots__:  # shared: immutable values; the lists are copied below
+            setattr(other, name, getattr(self, name))
         other.decks = self.decks[:]
         other.partial = self.partial[:]
         other.actions = self.actions[:]
         other.round = self.round.clone() if self.round is not None else None
-        other.dealing = self.dealing
-        other.over = self.over
-        other.standalone = self.standalone
-        other.scores = self.scores
-        other.settlements = self.settlements
-        other.round_number = self.round_number
-        other.rounds = self.rounds
-        other.returns = self.returns
         return other
 
     # ---------------------------------------------------------------- set-up

@@ -42,7 +42,13 @@ import numpy.typing as npt
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from koikoi.envs._runner import Runner, check_choice, observation_bounds, resolve_rules
+from koikoi.envs._runner import (
+    Runner,
+    RunnerOptions,
+    check_choice,
+    observation_bounds,
+    resolve_rules,
+)
 from koikoi.game.actions import NUM_ACTIONS
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import Rules
@@ -80,7 +86,7 @@ def env(
     return wrappers.OrderEnforcingWrapper(e)
 
 
-class raw_env(AECEnv):  # type: ignore[misc]
+class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
     """The unwrapped AEC environment (see the module docs)."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -117,14 +123,6 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self._reset_dicts()
         self.agent_selection = AGENTS[0]
-
-    @property
-    def episode(self) -> str:
-        return self._game.episode
-
-    @property
-    def reward(self) -> str:
-        return self._game.reward
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -196,14 +194,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def render(self) -> str | None:
         """The full position (hidden cards included), or how the episode ended."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode: nothing to render")
-            return None
-        text = self._game.text()
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return self._game.render(self.render_mode, gymnasium.logger.warn)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from koikoi.game.actions import NUM_ACTIONS, describe_action_id
-from koikoi.game.engine import Phase, Round
+from koikoi.game.engine import Round
 from koikoi.game.errors import IllegalActionError, InvalidInputError
 from koikoi.game.rules import Rules, load_rules
 from koikoi.kernel import encoding
@@ -61,43 +61,20 @@ __all__ = ["MAX_LEGAL", "Deal", "VectorEnv", "VectorStep", "available", "benchma
 MAX_LEGAL: Final = 128
 """Columns of ``legal_ids``: more than any round can offer."""
 
-_EXPECTED_ROUND_FEATURES: Final = {
-    0: "own_hand_size",
-    2: "stock_size",
-    3: "phase:play",
-    6: "my_turn",
-    7: "month:1",
-    19: "i_deal",
-    20: "i_lead",
-    21: "own_score",
-    27: "scored_last:own",
-    30: "match:own",
-    33: "match:rounds_left",
-    35: "match:rounds",
-}
-"""Round features at the offsets the compiled code writes them (encoding version 1)."""
-_ENCODING_VERSION: Final = 1
-
 
 @functools.cache
 def _impl() -> Any:
     """The compiled module, or None when numba (or numpy) cannot be imported."""
     try:
-        from koikoi.kernel import _vector_impl
+        from koikoi.kernel import batch
     except ImportError:
         return None
-    features = encoding.ROUND_FEATURES
-    layout_ok = encoding.ENCODING_VERSION == _ENCODING_VERSION and len(features) == 36
-    layout_ok = layout_ok and all(
-        features[i] == name for i, name in _EXPECTED_ROUND_FEATURES.items()
-    )
-    if not layout_ok or _vector_impl.MAX_LEGAL != MAX_LEGAL:
+    if batch.MAX_LEGAL != MAX_LEGAL:  # pragma: no cover - both change together
         raise RuntimeError(
-            f"the batched simulator writes encoding version {_ENCODING_VERSION}, but "
-            f"koikoi.kernel.encoding is version {encoding.ENCODING_VERSION} with another "
-            "layout: update koikoi.kernel._vector_impl.encode_obs"
+            f"koikoi.kernel.batch keeps {batch.MAX_LEGAL} legal ids per environment, "
+            f"VectorEnv {MAX_LEGAL}: update koikoi.envs.vector.MAX_LEGAL"
         )
-    return _vector_impl
+    return batch
 
 
 def available() -> bool:
@@ -233,11 +210,11 @@ class VectorEnv:
         self._impl = impl
         self._rules_arr = kernel.encode_rules(self.rules)
         self._rule_features = np.ascontiguousarray(encoding.rule_features(self.rules))
-        self._states = np.zeros((n, impl.kernel_impl.STATE_SIZE), dtype=np.int64)
-        self._stocks = np.zeros((n, impl.kernel_impl.STOCK_SIZE), dtype=np.int8)
+        self._states = np.zeros((n, impl.STATE_SIZE), dtype=np.int64)
+        self._stocks = np.zeros((n, impl.STOCK_SIZE), dtype=np.int8)
         self._decks = np.zeros((n, 48), dtype=np.int8)
         self._extra = np.zeros((n, impl.X_SIZE), dtype=np.int64)
-        self._buf = np.zeros(impl.kernel_impl.BUF_SIZE, dtype=np.int64)
+        self._buf = np.zeros(impl.BUF_SIZE, dtype=np.int64)
         self.observations = np.zeros((n, encoding.SIZE), dtype=np.float32)
         self.legal_ids = np.full((n, MAX_LEGAL), -1, dtype=np.int16)
         self.legal_counts = np.zeros(n, dtype=np.int16)
@@ -314,11 +291,9 @@ class VectorEnv:
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise InvalidInputError(f"seed must be an integer, not {seed!r}")
             self._seed(seed)
-        bad = self._impl.reset_all(*self._common())
-        if bad >= 0:  # pragma: no cover - a fresh deal always has a legal hand play
-            raise RuntimeError(f"environment {bad}: a fresh deal with no legal action")
-        self.rewards[:] = 0.0
-        self.dones[:] = False
+        code = self._impl.step_all(*self._common(), self._actions, self.rewards, self.dones, True)
+        if code < -1:  # pragma: no cover - a fresh deal always has a legal hand play
+            raise RuntimeError(f"environment {-2 - code}: a fresh deal with no legal action")
         self._ready = True
         return self._result()
 
@@ -344,7 +319,7 @@ class VectorEnv:
         if arr.dtype != np.int64 or not arr.flags.c_contiguous:
             self._actions[:] = arr
             arr = self._actions
-        code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones)
+        code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones, False)
         if code >= 0:
             legal = self.legal_ids[code, : self.legal_counts[code]]
             given = int(arr[code])
@@ -404,7 +379,7 @@ class VectorEnv:
         impl = self._impl
         return Deal(
             tuple(int(c) for c in self._decks[i]),
-            int(self._states[i, impl.kernel_impl.S_DEALER]),
+            int(self._states[i, impl.S_DEALER]),
             int(self._extra[i, impl.X_ROUND]),
         )
 
@@ -420,33 +395,8 @@ class VectorEnv:
         """Environment ``i``'s current round as a :class:`~koikoi.game.engine.Round`
         (events off)."""
         i = self._index(i)
-        k = self._impl.kernel_impl
-        s = [int(v) for v in self._states[i]]
-        stock = [int(c) for c in self._stocks[i, : s[k.S_NSTOCK]]][::-1]
-        extra = self._extra[i]
-        hands = (s[k.S_HAND0], s[k.S_HAND1])
-        rnd = Round(
-            self.rules,
-            hands=hands,
-            field=s[k.S_FIELD],
-            stock=stock,
-            dealer=s[k.S_DEALER],
-            round_number=int(extra[self._impl.X_ROUND]),
-            events=False,
-        )
-        last = s[k.S_LAST_IMPROVER]
-        rnd.resume(
-            current=s[k.S_CURRENT],
-            phase=Phase(s[k.S_PHASE]),
-            piles=(s[k.S_PILE0], s[k.S_PILE1]),
-            drawn=s[k.S_DRAWN],
-            scores=(s[k.S_SCORE0], s[k.S_SCORE1]),
-            koikoi_calls=(s[k.S_CALLS0], s[k.S_CALLS1]),
-            called_scores=(s[k.S_CALLED0], s[k.S_CALLED1]),
-            last_improver=None if last < 0 else last,
-            declined=(int(extra[self._impl.X_DECLINED0]), int(extra[self._impl.X_DECLINED1])),
-            turn_score=s[k.S_TURN_SCORE],
-        )
+        round_of = self._impl.round_of
+        rnd: Round = round_of(self.rules, self._states[i], self._stocks[i], self._extra[i])
         return rnd
 
     def view(self, i: int) -> PlayerView:
@@ -490,17 +440,14 @@ def benchmark(
         env.step(env.sample_actions(actions))
     steps = 0
     rounds = 0
-    elapsed = 0.0
-    cpu = 0.0
-    while elapsed < seconds:
-        t0 = time.perf_counter()
-        c0 = time.process_time()
+    start, start_cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
         for _ in range(10):
             env.step(env.sample_actions(actions))
             rounds += int(np.count_nonzero(env.dones))
-        cpu += time.process_time() - c0
-        elapsed += time.perf_counter() - t0
         steps += 10 * n
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - start_cpu
     return {
         "steps_per_s": steps / elapsed,
         "steps_per_cpu_s": steps / cpu if cpu > 0 else float("inf"),

@@ -22,6 +22,7 @@ Every step mirrors :class:`koikoi.game.engine.Round` and every yaku total mirror
 
 from __future__ import annotations
 
+from koikoi.kernel import numba_cache  # noqa: F401  # isort: skip  (first: sets numba's cache dir)
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 

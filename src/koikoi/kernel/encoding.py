@@ -22,10 +22,16 @@ The vector (``float32``, :data:`SIZE` values) is, in order:
   (yaku points over 10, ...), switches as 0/1, choices one-hot, lists multi-hot —
   so a network sees the active rules' yaku values and multipliers.
 
+The layout is declared once, in :data:`LAYOUT`: a :class:`Segment` (name, offset,
+size, scale, feature names) per run of values, also by name in :data:`SEGMENTS`.
 :data:`FEATURES` names every value (``"hand:1L"``, ``"phase:take"``,
-``"rules:points.goko"``, ...). The action mask is over the fixed action ids of
-:mod:`koikoi.game.actions`. The information-state string is the view's position
-(:mod:`koikoi.game.positions`): everything the player knows that play depends on.
+``"rules:points.goko"``, ...). The planes and the round part are written by
+:func:`card_sets` and :func:`write_round`, plain functions that the batched
+simulator (:mod:`koikoi.kernel.batch`) compiles with numba, so the engine's
+encoding and the simulator's observations come from the same code. The action
+mask is over the fixed action ids of :mod:`koikoi.game.actions`. The
+information-state string is the view's position (:mod:`koikoi.game.positions`):
+everything the player knows that play depends on.
 
 >>> from koikoi.game.engine import Match
 >>> from koikoi.game.views import view_of
@@ -39,7 +45,9 @@ True
 
 from __future__ import annotations
 
-from dataclasses import fields
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -55,13 +63,18 @@ from koikoi.game.views import PlayerView
 __all__ = [
     "ENCODING_VERSION",
     "FEATURES",
+    "LAYOUT",
     "PLANES",
+    "SEGMENTS",
     "SIZE",
+    "Segment",
     "action_mask",
+    "card_sets",
     "encode",
     "encode_into",
     "info_state_string",
     "rule_features",
+    "write_round",
 ]
 
 ENCODING_VERSION: Final = 1
@@ -75,32 +88,31 @@ PLANES: Final[tuple[str, ...]] = (
     "own_declined",
     "opponent_declined",
 )
-CARD_PLANES: Final = len(PLANES) * 48
 MATCH_SCALE: Final = 50.0
 """Match scores and the lead are divided by this."""
 ROUND_SCALE: Final = 10.0
 """Round yaku totals and called scores are divided by this."""
 
-_SCALES: Final[dict[str, float]] = {
-    "game.rounds": 12.0,
-    "game.start_points": MATCH_SCALE,
-    "koikoi.limit": 4.0,
-}
-"""Scales of the numeric rule options (others, yaku points included, over 10)."""
 
+@dataclass(frozen=True)
+class Segment:
+    """One named run of values of the vector.
 
-def _round_features() -> list[str]:
-    names = ["own_hand_size", "opponent_hand_size", "stock_size"]
-    names += [f"phase:{p}" for p in ("play", "take", "decide")]
-    names += ["my_turn"]
-    names += [f"month:{m}" for m in range(1, 13)]
-    names += ["i_deal", "i_lead"]
-    names += ["own_score", "opponent_score", "own_koikoi", "opponent_koikoi"]
-    names += ["own_called", "opponent_called"]
-    names += ["scored_last:own", "scored_last:opponent", "scored_last:nobody"]
-    names += ["match:own", "match:opponent", "match:lead"]
-    names += ["match:rounds_left", "match:last_round", "match:rounds"]
-    return names
+    Attributes:
+        name: the segment's name (``"hand"``, ``"phase"``, ``"match:own"``, ...).
+        offset: the index of its first value.
+        size: how many values it has.
+        scale: what a count is divided by (1.0 for flags, one-hots and card
+            planes; the ``rules`` segment scales each option itself, see
+            :func:`rule_features`).
+        features: the name of each value (:data:`FEATURES` ``[offset:offset + size]``).
+    """
+
+    name: str
+    offset: int
+    size: int
+    scale: float
+    features: tuple[str, ...]
 
 
 def _rule_layout() -> list[tuple[str, str, Any]]:
@@ -122,17 +134,190 @@ def _rule_layout() -> list[tuple[str, str, Any]]:
 
 
 _RULE_LAYOUT: Final = _rule_layout()
-ROUND_FEATURES: Final[tuple[str, ...]] = tuple(_round_features())
 RULE_FEATURES: Final[tuple[str, ...]] = tuple(name for name, _, _ in _RULE_LAYOUT)
-FEATURES: Final[tuple[str, ...]] = (
-    tuple(f"{plane}:{CODES[c]}" for plane in PLANES for c in range(48))
-    + ROUND_FEATURES
-    + RULE_FEATURES
+
+_ONE: Final[tuple[str, ...]] = ("",)
+_HAND_SCALE, _STOCK_SCALE, _KOIKOI_CAP, _ROUNDS_SCALE = 8.0, 24.0, 3, 12.0
+_SEGMENT_SPECS: Final[tuple[tuple[str, tuple[str, ...], float], ...]] = (
+    *((plane, CODES, 1.0) for plane in PLANES),
+    ("own_hand_size", _ONE, _HAND_SCALE),
+    ("opponent_hand_size", _ONE, _HAND_SCALE),
+    ("stock_size", _ONE, _STOCK_SCALE),
+    ("phase", ("play", "take", "decide"), 1.0),
+    ("my_turn", _ONE, 1.0),
+    ("month", tuple(str(m) for m in range(1, 13)), 1.0),
+    ("i_deal", _ONE, 1.0),
+    ("i_lead", _ONE, 1.0),
+    ("own_score", _ONE, ROUND_SCALE),
+    ("opponent_score", _ONE, ROUND_SCALE),
+    ("own_koikoi", _ONE, float(_KOIKOI_CAP)),  # calls, capped
+    ("opponent_koikoi", _ONE, float(_KOIKOI_CAP)),
+    ("own_called", _ONE, ROUND_SCALE),
+    ("opponent_called", _ONE, ROUND_SCALE),
+    ("scored_last", ("own", "opponent", "nobody"), 1.0),
+    ("match:own", _ONE, MATCH_SCALE),
+    ("match:opponent", _ONE, MATCH_SCALE),
+    ("match:lead", _ONE, MATCH_SCALE),
+    ("match:rounds_left", _ONE, _ROUNDS_SCALE),
+    ("match:last_round", _ONE, 1.0),
+    ("match:rounds", _ONE, _ROUNDS_SCALE),
 )
+"""(name, labels, scale) of every segment but the rules, in order; a segment with
+the one label "" is a single value named after the segment, the others name each
+value ``"segment:label"``."""
+
+
+def _layout() -> tuple[Segment, ...]:
+    segments: list[Segment] = []
+    offset = 0
+    for name, labels, scale in _SEGMENT_SPECS:
+        names = (name,) if labels == _ONE else tuple(f"{name}:{label}" for label in labels)
+        segments.append(Segment(name, offset, len(names), scale, names))
+        offset += len(names)
+    segments.append(Segment("rules", offset, len(RULE_FEATURES), 1.0, RULE_FEATURES))
+    return tuple(segments)
+
+
+LAYOUT: Final[tuple[Segment, ...]] = _layout()
+"""Every segment of the vector, in order: the one definition of its layout (the
+batched simulator, :mod:`koikoi.kernel.batch`, writes from it too)."""
+SEGMENTS: Final[Mapping[str, Segment]] = MappingProxyType({s.name: s for s in LAYOUT})
+"""The segments of :data:`LAYOUT` by name."""
+FEATURES: Final[tuple[str, ...]] = tuple(f for s in LAYOUT for f in s.features)
 """The name of every value of the vector, in order."""
 SIZE: Final = len(FEATURES)
+CARD_PLANES: Final = SEGMENTS[PLANES[-1]].offset + 48
+"""Values in the card planes (they come first)."""
+PLANE_OFFSETS: Final[tuple[int, ...]] = tuple(SEGMENTS[p].offset for p in PLANES)
+"""The offset of each card plane, in the order of :data:`PLANES`."""
 ROUND_OFFSET: Final = CARD_PLANES
-RULES_OFFSET: Final = CARD_PLANES + len(ROUND_FEATURES)
+RULES_OFFSET: Final = SEGMENTS["rules"].offset
+ROUND_FEATURES: Final[tuple[str, ...]] = FEATURES[ROUND_OFFSET:RULES_OFFSET]
+ROUND_WIDTH: Final = RULES_OFFSET - ROUND_OFFSET
+"""Values in the round and match part (between the card planes and the rules)."""
+
+# Offsets in the round part (from ROUND_OFFSET), read by write_round; plain ints so
+# that numba compiles them in as constants.
+_OWN_HAND: Final = SEGMENTS["own_hand_size"].offset - ROUND_OFFSET
+_OPP_HAND: Final = SEGMENTS["opponent_hand_size"].offset - ROUND_OFFSET
+_STOCK: Final = SEGMENTS["stock_size"].offset - ROUND_OFFSET
+_PHASE: Final = SEGMENTS["phase"].offset - ROUND_OFFSET
+_MY_TURN: Final = SEGMENTS["my_turn"].offset - ROUND_OFFSET
+_MONTH: Final = SEGMENTS["month"].offset - ROUND_OFFSET
+_I_DEAL: Final = SEGMENTS["i_deal"].offset - ROUND_OFFSET
+_I_LEAD: Final = SEGMENTS["i_lead"].offset - ROUND_OFFSET
+_OWN_SCORE: Final = SEGMENTS["own_score"].offset - ROUND_OFFSET
+_OPP_SCORE: Final = SEGMENTS["opponent_score"].offset - ROUND_OFFSET
+_OWN_KOIKOI: Final = SEGMENTS["own_koikoi"].offset - ROUND_OFFSET
+_OPP_KOIKOI: Final = SEGMENTS["opponent_koikoi"].offset - ROUND_OFFSET
+_OWN_CALLED: Final = SEGMENTS["own_called"].offset - ROUND_OFFSET
+_OPP_CALLED: Final = SEGMENTS["opponent_called"].offset - ROUND_OFFSET
+_SCORED_LAST: Final = SEGMENTS["scored_last"].offset - ROUND_OFFSET
+_MATCH_OWN: Final = SEGMENTS["match:own"].offset - ROUND_OFFSET
+_MATCH_OPP: Final = SEGMENTS["match:opponent"].offset - ROUND_OFFSET
+_MATCH_LEAD: Final = SEGMENTS["match:lead"].offset - ROUND_OFFSET
+_ROUNDS_LEFT: Final = SEGMENTS["match:rounds_left"].offset - ROUND_OFFSET
+_LAST_ROUND: Final = SEGMENTS["match:last_round"].offset - ROUND_OFFSET
+_ROUNDS: Final = SEGMENTS["match:rounds"].offset - ROUND_OFFSET
+_SCALES: Final[dict[str, float]] = {
+    "game.rounds": _ROUNDS_SCALE,
+    "game.start_points": MATCH_SCALE,
+    "koikoi.limit": 4.0,
+}
+"""Scales of the numeric rule options (others, yaku points included, over 10)."""
+_NO_PHASE: Final = -1
+PerPlayer = tuple[int, int] | npt.NDArray[np.int64]
+"""A value of each player, indexed by player (a pair, or two int64 array values)."""
+"""``phase`` of :func:`write_round` for a round that is over (no phase one-hot)."""
+
+
+def card_sets(
+    hand: int,
+    field: int,
+    own_pile: int,
+    opponent_pile: int,
+    drawn: int,
+    own_declined: int,
+    opponent_declined: int,
+) -> tuple[int, int, int, int, int, int, int, int]:
+    """The card set (48-bit mask) of each plane, in the order of :data:`PLANES`.
+
+    ``drawn`` is the drawn card waiting for its target, or -1. Plain Python that the
+    batched simulator compiles as it is (numba), so both write the same planes.
+
+    >>> card_sets(0b11, 0b100, 0, 0, -1, 0, 0)[4] == FULL_DECK & ~0b111  # unseen
+    True
+    """
+    drawn_set = (1 << drawn) if drawn >= 0 else 0
+    unseen = FULL_DECK & ~(hand | field | own_pile | opponent_pile | drawn_set)
+    return (
+        hand,
+        field,
+        own_pile,
+        opponent_pile,
+        unseen,
+        drawn_set,
+        own_declined,
+        opponent_declined,
+    )
+
+
+def write_round(
+    out: Any,
+    base: int,
+    me: int,
+    own_hand: int,
+    opponent_hand: int,
+    stock: int,
+    phase: int,
+    current: int,
+    month: int,
+    dealer: int,
+    leader: int,
+    scores: PerPlayer,
+    koikoi_calls: PerPlayer,
+    called_scores: PerPlayer,
+    last_improver: int,
+    match_scores: PerPlayer,
+    round_number: int,
+    rounds: int,
+) -> None:
+    """Write the round and match part (:data:`ROUND_FEATURES`) at ``out[base:]``.
+
+    ``out`` holds zeros there: a list (the engine's encoding) or a float32 array
+    (the batched simulator compiles this same function with numba); of the
+    one-hot segments only the 1.0 is written. Sizes are card counts; ``phase`` is a
+    :class:`~koikoi.game.engine.Phase` value or -1 when the round is over;
+    ``last_improver`` is -1 for nobody; pairs are by player.
+    """
+    opp = 1 - me
+    out[base + _OWN_HAND] = own_hand / _HAND_SCALE
+    out[base + _OPP_HAND] = opponent_hand / _HAND_SCALE
+    out[base + _STOCK] = stock / _STOCK_SCALE
+    live = phase != _NO_PHASE
+    if live:
+        out[base + _PHASE + phase] = 1.0
+    out[base + _MY_TURN] = 1.0 if live and current == me else 0.0
+    out[base + _MONTH + month - 1] = 1.0
+    out[base + _I_DEAL] = 1.0 if dealer == me else 0.0
+    out[base + _I_LEAD] = 1.0 if leader == me else 0.0
+    out[base + _OWN_SCORE] = scores[me] / ROUND_SCALE
+    out[base + _OPP_SCORE] = scores[opp] / ROUND_SCALE
+    out[base + _OWN_KOIKOI] = min(koikoi_calls[me], _KOIKOI_CAP) / _KOIKOI_CAP
+    out[base + _OPP_KOIKOI] = min(koikoi_calls[opp], _KOIKOI_CAP) / _KOIKOI_CAP
+    out[base + _OWN_CALLED] = called_scores[me] / ROUND_SCALE
+    out[base + _OPP_CALLED] = called_scores[opp] / ROUND_SCALE
+    last = 0 if last_improver == me else 1 if last_improver == opp else 2
+    out[base + _SCORED_LAST + last] = 1.0
+    own, other = match_scores[me], match_scores[opp]
+    out[base + _MATCH_OWN] = own / MATCH_SCALE
+    out[base + _MATCH_OPP] = other / MATCH_SCALE
+    out[base + _MATCH_LEAD] = (own - other) / MATCH_SCALE
+    left = max(rounds - round_number, 0)
+    out[base + _ROUNDS_LEFT] = left / _ROUNDS_SCALE
+    out[base + _LAST_ROUND] = 1.0 if left == 0 else 0.0
+    out[base + _ROUNDS] = rounds / _ROUNDS_SCALE
+
 
 _RULE_CACHE: dict[Rules, npt.NDArray[np.float32]] = {}
 _LAST: list[Any] = [None, None]
@@ -178,49 +363,39 @@ def encode_into(view: PlayerView, out: npt.NDArray[np.float32]) -> None:
             f"the output must be a float32 array of shape ({SIZE},), not {out.dtype} {out.shape}"
         )
     opp = 1 - me
-    drawn = (1 << view.drawn) if view.drawn >= 0 else 0
-    unseen = FULL_DECK & ~(view.hand | view.field | view.piles[0] | view.piles[1] | drawn)
-    masks = np.array(
-        (
-            view.hand,
-            view.field,
-            view.piles[me],
-            view.piles[opp],
-            unseen,
-            drawn,
-            view.declined[me],
-            view.declined[opp],
-        ),
-        dtype="<u8",
+    sets = card_sets(
+        view.hand,
+        view.field,
+        view.piles[me],
+        view.piles[opp],
+        view.drawn,
+        view.declined[me],
+        view.declined[opp],
     )
+    masks = np.array(sets, dtype="<u8")
     bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(len(PLANES), 64)
     out[:CARD_PLANES] = bits[:, :48].reshape(-1)
-    r = [0.0] * len(ROUND_FEATURES)  # filled as a list, written once (fast)
-    r[0] = view.hand_counts[me] / 8.0
-    r[1] = view.hand_counts[opp] / 8.0
-    r[2] = view.stock_count / 24.0
-    if view.phase is not Phase.OVER:
-        r[3 + int(view.phase)] = 1.0
-    r[6] = 1.0 if view.current == me and view.phase is not Phase.OVER else 0.0
-    r[7 + view.month - 1] = 1.0
-    r[19] = 1.0 if view.dealer == me else 0.0
-    r[20] = 1.0 if view.leader == me else 0.0
-    r[21] = view.round_scores[me] / ROUND_SCALE
-    r[22] = view.round_scores[opp] / ROUND_SCALE
-    r[23] = min(view.koikoi_calls[me], 3) / 3.0
-    r[24] = min(view.koikoi_calls[opp], 3) / 3.0
-    r[25] = view.called_scores[me] / ROUND_SCALE
-    r[26] = view.called_scores[opp] / ROUND_SCALE
-    last = view.last_improver
-    r[27 if last == me else 28 if last == opp else 29] = 1.0
-    own, other = view.match_scores[me], view.match_scores[opp]
-    r[30] = own / MATCH_SCALE
-    r[31] = other / MATCH_SCALE
-    r[32] = (own - other) / MATCH_SCALE
-    left = max(view.rounds - view.round_number, 0)
-    r[33] = left / 12.0
-    r[34] = 1.0 if left == 0 else 0.0
-    r[35] = view.rounds / 12.0
+    r = [0.0] * ROUND_WIDTH  # filled as a list, written once (fast)
+    write_round(
+        r,
+        0,
+        me,
+        view.hand_counts[me],
+        view.hand_counts[opp],
+        view.stock_count,
+        _NO_PHASE if view.phase is Phase.OVER else int(view.phase),
+        view.current,
+        view.month,
+        view.dealer,
+        view.leader,
+        view.round_scores,
+        view.koikoi_calls,
+        view.called_scores,
+        -1 if view.last_improver is None else view.last_improver,
+        view.match_scores,
+        view.round_number,
+        view.rounds,
+    )
     out[ROUND_OFFSET:RULES_OFFSET] = r
     out[RULES_OFFSET:] = rule_features(view.rules)
 

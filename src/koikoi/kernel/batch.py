@@ -1,12 +1,19 @@
-"""The numba code of the batched simulator; use it through :mod:`koikoi.envs.vector`.
+"""The batched simulator's compiled code: many rounds side by side, stepped in numba.
+
+:class:`koikoi.envs.vector.VectorEnv` is the typed, checked interface to this
+module; the functions here take preallocated arrays and check nothing beyond
+the legality of the actions. Importing it imports numba and compiles (or loads
+from numba's cache, see :mod:`koikoi.kernel.numba_cache`) every function.
 
 Every rule of the game comes from the playout kernel
 (:mod:`koikoi.kernel._compiled`): dealing, legal actions, applying an action,
 yaku totals and the settlement are the kernel's own compiled functions, called
 from here. This module adds only what a learning environment needs around them:
 many rounds side by side, the information-state vector of
-:mod:`koikoi.kernel.encoding` written in place, legal ids and masks, rewards and
-automatic re-deals.
+:mod:`koikoi.kernel.encoding` written in place (by the encoding's own
+:func:`~koikoi.kernel.encoding.card_sets` and
+:func:`~koikoi.kernel.encoding.write_round`, compiled here, with its layout), legal
+ids and masks, rewards and automatic re-deals.
 
 Arrays, one row per environment (all C-contiguous):
 
@@ -20,10 +27,14 @@ Arrays, one row per environment (all C-contiguous):
   :attr:`koikoi.game.engine.Round.declined`) and the round number;
 * ``deal_rngs`` and ``act_rngs`` (uint64, n x 1): one xorshift state per
   environment for its deals and one for :func:`sample_actions`;
-* ``obs`` (float32, n x ``SIZE``), ``legal`` (int16, n x :data:`MAX_LEGAL`,
+* ``obs`` (float32, n x :data:`OBS_SIZE`), ``legal`` (int16, n x :data:`MAX_LEGAL`,
   -1 after the legal ids), ``counts`` (int16, n), ``masks`` (int8, n x 2450, or
   0 x 0 for none), ``rewards`` (float32, n x 2), ``dones`` (bool, n),
   ``players`` (int8, n).
+
+:func:`step_all` deals (``reset=True``) or steps every environment and
+observes it; :func:`sample_actions` and :func:`dense_masks` work on the legal
+ids; :func:`round_of` rebuilds one environment's round for the engine.
 
 **Cache.** numba's on-disk cache of a function does not notice a change in
 another file whose functions it calls (their machine code is linked into the
@@ -33,6 +44,11 @@ of either recompiles this module on the next import instead of loading stale cod
 """
 
 from __future__ import annotations
+
+# isort: off
+from koikoi.kernel import numba_cache  # noqa: F401  (sets numba's cache directory: before numba)
+
+# isort: on
 
 import zlib
 from collections.abc import Callable
@@ -44,15 +60,20 @@ import numpy as np
 import numpy.typing as npt
 from numba.core.caching import FunctionCache
 
+from koikoi.game.engine import Phase, Round
+from koikoi.game.rules import Rules
 from koikoi.kernel import _compiled as kernel_impl
 from koikoi.kernel import encoding
 from koikoi.kernel._compiled import (
+    BUF_SIZE,
     DISCARD_BASE,
     PHASE_OVER,
     PLAY_TARGET_BASE,
     R_WILD,
     S_CALLED0,
+    S_CALLED1,
     S_CALLS0,
+    S_CALLS1,
     S_CURRENT,
     S_DEALER,
     S_DELTA0,
@@ -61,12 +82,18 @@ from koikoi.kernel._compiled import (
     S_ERROR,
     S_FIELD,
     S_HAND0,
+    S_HAND1,
     S_LAST_IMPROVER,
     S_MONTH,
     S_NSTOCK,
     S_PHASE,
     S_PILE0,
+    S_PILE1,
     S_SCORE0,
+    S_SCORE1,
+    S_TURN_SCORE,
+    STATE_SIZE,
+    STOCK_SIZE,
     TAKE_BASE,
     _matches,
     apply_action,
@@ -78,6 +105,31 @@ from koikoi.kernel._compiled import (
     rand_below,
     shuffle,
 )
+
+__all__ = [
+    "BUF_SIZE",
+    "DEALER_RANDOM",
+    "MAX_LEGAL",
+    "OBS_SIZE",
+    "ROUND_RANDOM",
+    "SOURCE_FINGERPRINT",
+    "STATE_SIZE",
+    "STOCK_SIZE",
+    "S_DEALER",
+    "X_DECLINED0",
+    "X_DECLINED1",
+    "X_ROUND",
+    "X_SIZE",
+    "deal_round",
+    "declined_by",
+    "dense_masks",
+    "encode_obs",
+    "months_of",
+    "observe",
+    "round_of",
+    "sample_actions",
+    "step_all",
+]
 
 Int64Array = npt.NDArray[np.int64]
 Int16Array = npt.NDArray[np.int16]
@@ -142,36 +194,8 @@ ROUND_RANDOM: Final = 0
 OBS_SIZE: Final = encoding.SIZE
 ROUND_OFFSET: Final = encoding.ROUND_OFFSET
 RULES_OFFSET: Final = encoding.RULES_OFFSET
-ROUND_WIDTH: Final = RULES_OFFSET - ROUND_OFFSET
-MATCH_SCALE: Final = float(encoding.MATCH_SCALE)
-ROUND_SCALE: Final = float(encoding.ROUND_SCALE)
-FULL_DECK: Final = (1 << 48) - 1
-
-# Round features (encoding._round_features), offsets from ROUND_OFFSET.
-F_OWN_HAND: Final = 0
-F_OPP_HAND: Final = 1
-F_STOCK: Final = 2
-F_PHASE: Final = 3
-F_MY_TURN: Final = 6
-F_MONTH: Final = 7
-F_I_DEAL: Final = 19
-F_I_LEAD: Final = 20
-F_OWN_SCORE: Final = 21
-F_OPP_SCORE: Final = 22
-F_OWN_KOIKOI: Final = 23
-F_OPP_KOIKOI: Final = 24
-F_OWN_CALLED: Final = 25
-F_OPP_CALLED: Final = 26
-F_SCORED_LAST: Final = 27  # own, opponent, nobody
-F_MATCH_OWN: Final = 30
-F_MATCH_OPP: Final = 31
-F_MATCH_LEAD: Final = 32
-F_ROUNDS_LEFT: Final = 33
-F_LAST_ROUND: Final = 34
-F_ROUNDS: Final = 35
-ROUND_FEATURES: Final[tuple[str, ...]] = encoding.ROUND_FEATURES
-"""The round features this module writes, in the order it writes them (checked by
-:mod:`koikoi.envs.vector` against the encoding at import)."""
+ROUND_WIDTH: Final = encoding.ROUND_WIDTH
+PLANE_OFFSETS: Final = encoding.PLANE_OFFSETS
 
 
 # ------------------------------------------------------------- observations
@@ -214,6 +238,10 @@ def _plane(out: Float32Array, offset: int, mask: int) -> None:
         out[o + 7] = a7
 
 
+_card_sets = _inline(encoding.card_sets)
+_write_round = _inline(encoding.write_round)
+
+
 @_jit("void(int64[::1], int64[::1], int64, int64, float32[::1], float32[::1])")
 def encode_obs(
     state: Int64Array,
@@ -230,48 +258,46 @@ def encode_obs(
     """
     me = state[S_CURRENT]
     opp = 1 - me
-    hand = state[S_HAND0 + me]
-    field = state[S_FIELD]
-    own_pile = state[S_PILE0 + me]
-    opp_pile = state[S_PILE0 + opp]
-    d = state[S_DRAWN]
-    drawn = (1 << d) if d >= 0 else 0
-    unseen = FULL_DECK & ~(hand | field | own_pile | opp_pile | drawn)
-    _plane(out, 0, hand)
-    _plane(out, 48, field)
-    _plane(out, 96, own_pile)
-    _plane(out, 144, opp_pile)
-    _plane(out, 192, unseen)
-    _plane(out, 240, drawn)
-    _plane(out, 288, extra[X_DECLINED0 + me])
-    _plane(out, 336, extra[X_DECLINED0 + opp])
-    r = ROUND_OFFSET
+    sets = _card_sets(
+        state[S_HAND0 + me],
+        state[S_FIELD],
+        state[S_PILE0 + me],
+        state[S_PILE0 + opp],
+        state[S_DRAWN],
+        extra[X_DECLINED0 + me],
+        extra[X_DECLINED0 + opp],
+    )
+    # unrolled: constant offsets let LLVM vectorize each plane's stores
+    _plane(out, PLANE_OFFSETS[0], sets[0])
+    _plane(out, PLANE_OFFSETS[1], sets[1])
+    _plane(out, PLANE_OFFSETS[2], sets[2])
+    _plane(out, PLANE_OFFSETS[3], sets[3])
+    _plane(out, PLANE_OFFSETS[4], sets[4])
+    _plane(out, PLANE_OFFSETS[5], sets[5])
+    _plane(out, PLANE_OFFSETS[6], sets[6])
+    _plane(out, PLANE_OFFSETS[7], sets[7])
     for j in range(ROUND_WIDTH):
-        out[r + j] = 0.0
-    out[r + F_OWN_HAND] = popcount(hand) / 8.0
-    out[r + F_OPP_HAND] = popcount(state[S_HAND0 + opp]) / 8.0
-    out[r + F_STOCK] = state[S_NSTOCK] / 24.0
-    out[r + F_PHASE + state[S_PHASE]] = 1.0
-    out[r + F_MY_TURN] = 1.0
-    out[r + F_MONTH + state[S_MONTH] - 1] = 1.0
-    dealer_me = 1.0 if state[S_DEALER] == me else 0.0
-    out[r + F_I_DEAL] = dealer_me
-    out[r + F_I_LEAD] = dealer_me
-    out[r + F_OWN_SCORE] = state[S_SCORE0 + me] / ROUND_SCALE
-    out[r + F_OPP_SCORE] = state[S_SCORE0 + opp] / ROUND_SCALE
-    out[r + F_OWN_KOIKOI] = min(state[S_CALLS0 + me], 3) / 3.0
-    out[r + F_OPP_KOIKOI] = min(state[S_CALLS0 + opp], 3) / 3.0
-    out[r + F_OWN_CALLED] = state[S_CALLED0 + me] / ROUND_SCALE
-    out[r + F_OPP_CALLED] = state[S_CALLED0 + opp] / ROUND_SCALE
-    last = state[S_LAST_IMPROVER]
-    out[r + F_SCORED_LAST + (0 if last == me else 1 if last == opp else 2)] = 1.0
-    out[r + F_MATCH_OWN] = start_points / MATCH_SCALE
-    out[r + F_MATCH_OPP] = start_points / MATCH_SCALE
-    out[r + F_MATCH_LEAD] = 0.0
-    left = max(rounds - extra[X_ROUND], 0)
-    out[r + F_ROUNDS_LEFT] = left / 12.0
-    out[r + F_LAST_ROUND] = 1.0 if left == 0 else 0.0
-    out[r + F_ROUNDS] = rounds / 12.0
+        out[ROUND_OFFSET + j] = 0.0
+    _write_round(
+        out,
+        ROUND_OFFSET,
+        me,
+        popcount(state[S_HAND0 + me]),
+        popcount(state[S_HAND0 + opp]),
+        state[S_NSTOCK],
+        state[S_PHASE],
+        me,
+        state[S_MONTH],
+        state[S_DEALER],
+        state[S_DEALER],
+        state[S_SCORE0 : S_SCORE0 + 2],  # by player, as S_HAND0 + player
+        state[S_CALLS0 : S_CALLS0 + 2],
+        state[S_CALLED0 : S_CALLED0 + 2],
+        state[S_LAST_IMPROVER],
+        (start_points, start_points),
+        extra[X_ROUND],
+        rounds,
+    )
     for j in range(rule_features.shape[0]):
         out[RULES_OFFSET + j] = rule_features[j]
 
@@ -362,66 +388,12 @@ def declined_by(state: Int64Array, rules: Int64Array, action: int) -> int:
     return months_of(field)
 
 
-_ARRAYS: Final = (
-    "int64[:, ::1], int8[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], uint64[:, ::1],"
+@_jit(
+    "int64(int64[:, ::1], int8[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], uint64[:, ::1],"
     " int64, int64, int64, int64, float32[::1], int64[::1],"
-    " float32[:, ::1], int16[:, ::1], int16[::1], int8[:, ::1]"
+    " float32[:, ::1], int16[:, ::1], int16[::1], int8[:, ::1], int8[::1],"
+    " int64[::1], float32[:, ::1], boolean[::1], boolean)"
 )
-
-
-@_jit(f"int64({_ARRAYS}, int8[::1])")
-def reset_all(
-    states: Int64Array,
-    stocks: Int8Array,
-    decks: Int8Array,
-    extra: Int64Array,
-    rules: Int64Array,
-    deal_rngs: UInt64Array,
-    dealer: int,
-    round_number: int,
-    rounds: int,
-    start_points: int,
-    rule_features: Float32Array,
-    buf: Int64Array,
-    obs: Float32Array,
-    legal: Int16Array,
-    counts: Int16Array,
-    masks: Int8Array,
-    players: Int8Array,
-) -> int:
-    """Deal a new round in every environment and observe it; returns -1, or the first
-    environment whose deal has no legal action (never seen)."""
-    dense = masks.shape[0] > 0
-    empty = np.empty(0, dtype=np.int8)
-    for i in range(states.shape[0]):
-        deal_round(
-            states[i], stocks[i], decks[i], extra[i], deal_rngs[i], dealer, round_number, rounds
-        )
-        legal[i, :] = -1
-        before = 0
-        m = masks[i] if dense else empty
-        n = observe(
-            states[i],
-            extra[i],
-            rules,
-            start_points,
-            rounds,
-            rule_features,
-            buf,
-            obs[i],
-            legal[i],
-            before,
-            m,
-            dense,
-        )
-        counts[i] = n
-        players[i] = states[i, S_CURRENT]
-        if n == 0:
-            return i
-    return -1
-
-
-@_jit(f"int64({_ARRAYS}, int8[::1], int64[::1], float32[:, ::1], boolean[::1])")
 def step_all(
     states: Int64Array,
     stocks: Int8Array,
@@ -443,8 +415,11 @@ def step_all(
     actions: Int64Array,
     rewards: Float32Array,
     dones: BoolArray,
+    reset: bool,
 ) -> int:
-    """Apply ``actions[i]`` in every environment; re-deal the rounds that end.
+    """Apply ``actions[i]`` in every environment and re-deal the rounds that end; or,
+    with ``reset``, deal a new round in every environment (``actions`` unused, no
+    reward, not done). Then observe every environment.
 
     Every action is checked against the legal ids first: if one is not legal,
     nothing changes and the result is its environment's index. Otherwise the
@@ -452,28 +427,36 @@ def step_all(
     with no legal action (the kernel's error flag; never seen from a real deal).
     """
     num = states.shape[0]
-    for i in range(num):
-        a = actions[i]
-        ok = False
-        for j in range(counts[i]):
-            if legal[i, j] == a:
-                ok = True
-                break
-        if not ok:
-            return i
+    if reset:
+        legal[:, :] = -1
+        counts[:] = 0
+    else:
+        for i in range(num):
+            a = actions[i]
+            ok = False
+            for j in range(counts[i]):
+                if legal[i, j] == a:
+                    ok = True
+                    break
+            if not ok:
+                return i
     dense = masks.shape[0] > 0
     empty = np.empty(0, dtype=np.int8)
     error = -1
     for i in range(num):
         state = states[i]
-        a = actions[i]
-        p = state[S_CURRENT]
-        extra[i, X_DECLINED0 + p] |= declined_by(state, rules, a)
-        apply_action(state, stocks[i], rules, buf, a)
-        if state[S_PHASE] == PHASE_OVER:
-            rewards[i, 0] = state[S_DELTA0]
-            rewards[i, 1] = state[S_DELTA1]
-            dones[i] = True
+        if reset:
+            over = True
+        else:
+            a = actions[i]
+            p = state[S_CURRENT]
+            extra[i, X_DECLINED0 + p] |= declined_by(state, rules, a)
+            apply_action(state, stocks[i], rules, buf, a)
+            over = state[S_PHASE] == PHASE_OVER
+        if over:
+            rewards[i, 0] = 0.0 if reset else state[S_DELTA0]
+            rewards[i, 1] = 0.0 if reset else state[S_DELTA1]
+            dones[i] = not reset
             deal_round(
                 state, stocks[i], decks[i], extra[i], deal_rngs[i], dealer, round_number, rounds
             )
@@ -481,7 +464,6 @@ def step_all(
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
             dones[i] = False
-        before = counts[i]
         m = masks[i] if dense else empty
         n = observe(
             state,
@@ -493,7 +475,7 @@ def step_all(
             buf,
             obs[i],
             legal[i],
-            before,
+            counts[i],
             m,
             dense,
         )
@@ -521,3 +503,35 @@ def dense_masks(legal: Int16Array, counts: Int16Array, out: Int8Array) -> None:
         out[i, :] = 0
         for j in range(counts[i]):
             out[i, legal[i, j]] = 1
+
+
+# ------------------------------------------------------------ for the engine
+
+
+def round_of(rules: Rules, state: Int64Array, stock: Int8Array, extra: Int64Array) -> Round:
+    """One environment's round (its ``states``, ``stocks`` and ``extra`` rows) as a
+    :class:`~koikoi.game.engine.Round` under ``rules`` (events off)."""
+    s = [int(v) for v in state]
+    last = s[S_LAST_IMPROVER]
+    rnd = Round(
+        rules,
+        hands=(s[S_HAND0], s[S_HAND1]),
+        field=s[S_FIELD],
+        stock=[int(c) for c in stock[: s[S_NSTOCK]]][::-1],
+        dealer=s[S_DEALER],
+        round_number=int(extra[X_ROUND]),
+        events=False,
+    )
+    rnd.resume(
+        current=s[S_CURRENT],
+        phase=Phase(s[S_PHASE]),
+        piles=(s[S_PILE0], s[S_PILE1]),
+        drawn=s[S_DRAWN],
+        scores=(s[S_SCORE0], s[S_SCORE1]),
+        koikoi_calls=(s[S_CALLS0], s[S_CALLS1]),
+        called_scores=(s[S_CALLED0], s[S_CALLED1]),
+        last_improver=None if last < 0 else last,
+        declined=(int(extra[X_DECLINED0]), int(extra[X_DECLINED1])),
+        turn_score=s[S_TURN_SCORE],
+    )
+    return rnd
