@@ -1,8 +1,8 @@
 """The numba code of the playout kernel; use it through :mod:`koikoi.kernel`.
 
-Importing this module imports numba and numpy (the ``fast`` extra). Every
-function is compiled in nopython mode with ``cache=True`` (the machine code is
-kept next to this file, in ``__pycache__``) and ``nogil=True``.
+Importing this module imports numba and numpy. Every function is compiled in
+nopython mode with ``cache=True`` (the machine code is kept in the user's cache
+directory, see :mod:`koikoi.kernel.numba_cache`) and ``nogil=True``.
 
 Arrays (all C-contiguous):
 
