@@ -567,8 +567,22 @@ class Round:
         before = self.field
         self.plays += ((p, card, before),)
         if discard:
-            self.field |= 1 << card
+            self.field = before | (1 << card)
             got = 0
+        elif self._plain:
+            # _capture for the plain matching rule, inline: the chosen target, or
+            # every field card of the month (none: the card is laid).
+            if target >= 0:
+                got = (1 << card) | (1 << target)
+            else:
+                got = before & CARD_MONTH_MASK[card]
+                if got:
+                    got |= 1 << card
+            if got:
+                self.field = before & ~got
+                self.piles[p] |= got
+            else:
+                self.field = before | (1 << card)
         else:
             got = self._capture(p, card, target)
         if not got and before:
