@@ -12,6 +12,10 @@
 * Views: a player's view never holds a hidden card (the opponent's hand, the
   stock), in its fields, its ``to_dict()`` or its history; a spectator sees no
   hand; ``determinize`` keeps every public part and all 48 cards.
+* Fast paths: the engine's nibble arithmetic (``whole_months``,
+  ``redeal_condition``, ``Round.declined``) agrees with the plain month-by-month
+  definition on any card set; a match without events passes through the same
+  states and settles the same as one with events.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from koikoi_testkit import deal_round, play_random_match
+from koikoi_testkit import snapshot as full_snapshot
 
 from koikoi.game.actions import (
     DISCARD_BASE,
@@ -35,7 +40,7 @@ from koikoi.game.actions import (
     TAKE_BASE,
 )
 from koikoi.game.cards import FULL_DECK, MONTH_MASKS, card_list, parse_card, parse_cards
-from koikoi.game.engine import Event, Match, Phase, Round
+from koikoi.game.engine import Event, Match, Phase, Round, redeal_condition, whole_months
 from koikoi.game.errors import IllegalActionError
 from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
 from koikoi.game.views import PlayerView, determinize, view_of
@@ -664,3 +669,127 @@ def test_random_matches_under_any_rule_set(base: str, changes: dict[str, Any], s
     check_match(m)
     rnd = deal_round(rules, seed)
     play_round_checked(rnd, random.Random(seed))
+
+
+# ------------------------------------------------- nibble arithmetic and events off
+
+REDEAL_CONDITIONS = ("four_of_a_month", "three_of_a_month", "four_pairs")
+# Any card set, drawn month by month (each month any of its 16 subsets), so that
+# every count from 0 to 4 turns up in many months at once.
+CARD_SETS = st.lists(st.integers(0, 15), min_size=12, max_size=12).map(
+    lambda nibbles: sum(n << (4 * m) for m, n in enumerate(nibbles))
+)
+
+
+def reference_whole_months(cards: int) -> int:
+    """Every card of each month ``cards`` touches, month by month."""
+    out = 0
+    for mask in MONTH_MASKS:
+        if cards & mask:
+            out |= mask
+    return out
+
+
+def reference_redeal_condition(cards: int, conditions: tuple[str, ...]) -> str | None:
+    """The first condition ``cards`` meets, from each month's card count (RULES.md §2.2)."""
+    counts = [(cards & mask).bit_count() for mask in MONTH_MASKS]
+    for cond in conditions:
+        if cond == "four_of_a_month" and 4 in counts:
+            return cond
+        if cond == "three_of_a_month" and max(counts) >= 3:
+            return cond
+        if cond == "four_pairs" and counts.count(2) == 4:
+            return cond
+    return None
+
+
+@given(cards=st.one_of(CARD_SETS, st.integers(0, FULL_DECK)))
+def test_whole_months_is_the_union_of_the_touched_months(cards: int) -> None:
+    assert whole_months(cards) == reference_whole_months(cards)
+
+
+@given(
+    cards=st.one_of(CARD_SETS, st.integers(0, FULL_DECK)),
+    conditions=st.lists(st.sampled_from(REDEAL_CONDITIONS), unique=True).map(tuple),
+)
+def test_redeal_condition_agrees_with_month_counts(cards: int, conditions: tuple[str, ...]) -> None:
+    assert redeal_condition(cards, conditions) == reference_redeal_condition(cards, conditions)
+
+
+def test_redeal_condition_meets_each_condition_at_its_edge() -> None:
+    four = parse_cards("1L 1R 1P1 1P2")
+    three = parse_cards("2A 2R 2P1")
+    pairs = parse_cards("3L 3R 4A 4R 5A 5R 6A 6R")
+    assert redeal_condition(four, ("four_of_a_month",)) == "four_of_a_month"
+    assert redeal_condition(three, ("four_of_a_month",)) is None
+    assert redeal_condition(three, ("three_of_a_month",)) == "three_of_a_month"
+    assert redeal_condition(four, ("three_of_a_month",)) == "three_of_a_month"
+    assert redeal_condition(pairs, ("four_pairs",)) == "four_pairs"
+    assert redeal_condition(pairs | parse_cards("7A 7R"), ("four_pairs",)) is None
+    assert redeal_condition(pairs, ("four_of_a_month", "three_of_a_month")) is None
+    assert redeal_condition(four | three, ("three_of_a_month", "four_of_a_month")) == (
+        "three_of_a_month"
+    )
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+@given(seed=SEEDS)
+def test_declined_months_follow_the_laid_hand_cards(name: str, seed: int) -> None:
+    """``Round.declined`` gains, month by month, the field of every hand play that captured
+    nothing (the ``play`` event with no cards)."""
+    rnd = deal_round(name, seed)
+    chooser = random.Random(seed)
+    expected = [0, 0]
+    while not rnd.is_over:
+        field_before, logged = rnd.field, len(rnd.events or [])
+        rnd.apply(chooser.choice(rnd.legal_ids()))
+        for event in (rnd.events or [])[logged:]:
+            if event.kind == "play" and not event.cards:
+                assert event.player is not None
+                expected[event.player] |= reference_whole_months(field_before)
+        assert rnd.declined == expected
+
+
+def comparable(m: Match) -> dict[str, Any]:
+    """Everything a match shows except its event log (and the round's identity)."""
+    state = full_snapshot(m)
+    del state["events"], state["round_id"]
+    del state["round"]["events"]
+    state["plays"] = m.round.plays
+    state["first_dealer"] = m.first_dealer
+    state["first_draw"] = m.first_draw
+    return state
+
+
+def assert_events_off_plays_the_same(rules: Rules, seed: int) -> None:
+    """A match without events, given the actions of the same match with events, passes
+    through the same states and settles the same."""
+    on = Match(rules, seed=seed)
+    off = Match(rules, seed=seed, events=False)
+    chooser = random.Random(seed)
+    steps = 0
+    while True:
+        assert comparable(off) == comparable(on)
+        if on.is_over:
+            break
+        action = chooser.choice(on.legal_ids())
+        on.apply(action)
+        off.apply_id(action)
+        steps += 1
+    assert off.is_over and off.winner == on.winner and off.settlements == on.settlements
+    assert off.events == [] and off.round.events is None
+    assert on.events[-1].kind == "match_over" and steps == len(on.actions)
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_events_off_plays_the_same_thirty_seeded_matches(name: str) -> None:
+    rules = get_rules(name)
+    for seed in range(30):
+        assert_events_off_plays_the_same(rules, seed)
+
+
+@given(base=st.sampled_from(PRESET_NAMES), changes=RULE_CHANGES, seed=SEEDS)
+def test_events_off_plays_the_same_under_any_rule_set(
+    base: str, changes: dict[str, Any], seed: int
+) -> None:
+    assert_events_off_plays_the_same(get_rules(base).replace(**changes), seed)

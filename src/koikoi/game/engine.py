@@ -64,6 +64,32 @@ MAX_REDEALS: Final = 1000
 CARD_SHIFT: Final[tuple[int, ...]] = tuple(4 * (c // 4) for c in range(48))
 
 
+# Nibble constants: a card set holds month m in bits 4m to 4m + 3.
+_NIBBLE_LOW: Final = 0x111111111111
+"""Bit 0 of every month."""
+_NIBBLE_BIT2: Final = _NIBBLE_LOW << 2
+"""Bit 2 of every month."""
+_NIBBLE_PAIR_LOW: Final = 0x555555555555
+"""The low bit of every bit pair."""
+_NIBBLE_PAIR_SUM: Final = 0x333333333333
+"""The low bit pair of every month."""
+
+
+def whole_months(cards: int) -> int:
+    """Every card of each month that ``cards`` holds at least one card of.
+
+    Folds each month's four bits into its lowest bit, then multiplies by ``0b1111``
+    to fill the month again (no carry crosses a month).
+
+    >>> from koikoi.game.cards import format_cards, parse_cards
+    >>> format_cards(whole_months(parse_cards("1L 3R")))
+    '1L 1R 1P1 1P2 3L 3R 3P1 3P2'
+    """
+    folded = cards | (cards >> 1)
+    folded |= folded >> 2
+    return (folded & _NIBBLE_LOW) * 0b1111
+
+
 def _play_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
     """``PLAY_IDS[c][pattern]``: the play ids of hand card ``c`` when the field holds
     ``pattern`` (4 bits) of its month, under the plain matching rule."""
@@ -635,17 +661,26 @@ class Round:
         before = self.field
         self.plays += ((p, card, before),)
         if discard:
-            self.field |= 1 << card
+            self.field = before | (1 << card)
             got = 0
+        elif self._plain:
+            # _capture for the plain matching rule, inline: the chosen target, or
+            # every field card of the month (none: the card is laid).
+            if target >= 0:
+                got = (1 << card) | (1 << target)
+            else:
+                got = before & CARD_MONTH_MASK[card]
+                if got:
+                    got |= 1 << card
+            if got:
+                self.field = before & ~got
+                self.piles[p] |= got
+            else:
+                self.field = before | (1 << card)
         else:
             got = self._capture(p, card, target)
-        if not got:
-            months = 0
-            while before:
-                m = CARD_MONTH_MASK[(before & -before).bit_length() - 1]
-                months |= m
-                before &= ~m
-            self.declined[p] |= months
+        if not got and before:
+            self.declined[p] |= whole_months(before)
         ev = self.events
         if ev is not None:
             ev.append(
@@ -852,21 +887,31 @@ def _mask(deck: list[int], start: int, stop: int) -> int:
     return m
 
 
-def _month_counts(cards: int) -> list[int]:
-    return [(cards & MONTH_MASKS[m]).bit_count() for m in range(12)]
-
-
 def redeal_condition(cards: int, conditions: tuple[str, ...]) -> str | None:
-    """The first of ``conditions`` that ``cards`` (a hand or the field) meets, or None."""
+    """The first of ``conditions`` that ``cards`` (a hand or the field) meets, or None.
+
+    Month by month without a loop: a card set holds month ``m`` in bits ``4m`` to
+    ``4m + 3`` (one nibble), so summing bit pairs, then pairs of pairs, leaves each
+    month's card count (0 to 4) in its own nibble.
+
+    >>> from koikoi.game.cards import parse_cards
+    >>> redeal_condition(parse_cards("1L 1R 1P1 1P2 2A"), ("four_of_a_month",))
+    'four_of_a_month'
+    >>> redeal_condition(parse_cards("1L 1R 2A 2R 3L 3R 4A 4R"), ("four_pairs",))
+    'four_pairs'
+    """
     if not conditions:
         return None
-    counts = _month_counts(cards)
+    pairs = cards - ((cards >> 1) & _NIBBLE_PAIR_LOW)
+    counts = (pairs & _NIBBLE_PAIR_SUM) + ((pairs >> 2) & _NIBBLE_PAIR_SUM)
     for cond in conditions:
-        if cond == "four_of_a_month" and max(counts) == 4:
+        # A count of 4 is the only one with bit 2 set; 3 and 4 plus one set it.
+        if cond == "four_of_a_month" and counts & _NIBBLE_BIT2:
             return cond
-        if cond == "three_of_a_month" and max(counts) >= 3:
+        if cond == "three_of_a_month" and (counts + _NIBBLE_LOW) & _NIBBLE_BIT2:
             return cond
-        if cond == "four_pairs" and sum(1 for n in counts if n == 2) == 4:
+        # Exactly 2: bit 1 set and bit 0 clear (counts stop at 4, so bit 2 is clear then).
+        if cond == "four_pairs" and ((counts >> 1) & ~counts & _NIBBLE_LOW).bit_count() == 4:
             return cond
     return None
 
@@ -960,25 +1005,22 @@ class Match:
             "dealer": dealer,
             "leader": leader,
         }
-        self._emit(
-            Event(
-                "first_dealer",
-                winner,
-                None,
-                0,
-                {
-                    "method": method,
-                    "draws": [[CODES[a], CODES[b]] for a, b in draws],
-                    "dealer": dealer,
-                    "leader": leader,
-                },
-            )
-        )
-        return dealer, leader, draws
-
-    def _emit(self, event: Event) -> None:
         if self._keep_events:
-            self.events.append(event)
+            self.events.append(
+                Event(
+                    "first_dealer",
+                    winner,
+                    None,
+                    0,
+                    {
+                        "method": method,
+                        "draws": [[CODES[a], CODES[b]] for a, b in draws],
+                        "dealer": dealer,
+                        "leader": leader,
+                    },
+                )
+            )
+        return dealer, leader, draws
 
     def _shuffle(self) -> list[int]:
         """A uniformly shuffled deck (Fisher-Yates on ``rng.random()``, fast and seedable)."""
@@ -1025,30 +1067,34 @@ class Match:
                 scorer=self.scorer,
                 events=self._keep_events,
             )
-            self._emit(
-                Event(
-                    "round_start",
-                    None,
-                    None,
-                    0,
-                    {
-                        "round": self.round_number,
-                        "month": rnd.month,
-                        "dealer": dealer,
-                        "leader": leader,
-                        "field": format_cards(field_).split(),
-                    },
+            if self._keep_events:
+                self.events.append(
+                    Event(
+                        "round_start",
+                        None,
+                        None,
+                        0,
+                        {
+                            "round": self.round_number,
+                            "month": rnd.month,
+                            "dealer": dealer,
+                            "leader": leader,
+                            "field": format_cards(field_).split(),
+                        },
+                    )
                 )
-            )
-            for p in (0, 1):
-                self._emit(Event("hand", p, None, hands[p], private_to=p))
+                for p in (0, 1):
+                    self.events.append(Event("hand", p, None, hands[p], private_to=p))
             checks = ("hands", "field") if deal.check_order == "hands_first" else ("field", "hands")
             outcome: str | None = None
             for check in checks:
                 if check == "field":
                     cond = redeal_condition(field_, deal.field_redeal)
                     if cond:
-                        self._emit(Event("redeal", None, None, 0, {"why": f"field {cond}"}))
+                        if self._keep_events:
+                            self.events.append(
+                                Event("redeal", None, None, 0, {"why": f"field {cond}"})
+                            )
                         outcome = "redeal"
                         break
                 else:
@@ -1071,7 +1117,8 @@ class Match:
         for p in (rnd.dealer, 1 - rnd.dealer):
             cond = redeal_condition(hands[p], deal.hand_redeal)
             if cond:
-                self._emit(Event("redeal", p, None, 0, {"why": f"hand {cond}"}))
+                if self._keep_events:
+                    self.events.append(Event("redeal", p, None, 0, {"why": f"hand {cond}"}))
                 return "redeal"
         instants = [self.scorer.instant(hands[0]), self.scorer.instant(hands[1])]
         holders = [p for p in (0, 1) if instants[p] is not None]
@@ -1079,17 +1126,21 @@ class Match:
             return None
         if len(holders) == 2:
             if self.rules.instant.both == "redeal":
-                self._emit(
-                    Event("redeal", None, None, 0, {"why": "both players hold an instant hand"})
-                )
+                if self._keep_events:
+                    self.events.append(
+                        Event("redeal", None, None, 0, {"why": "both players hold an instant hand"})
+                    )
                 return "redeal"
             holders = [rnd.dealer]
         p = holders[0]
         result = instants[p]
         if result is None:  # pragma: no cover - holders only lists players with a result
             return None
-        y: YakuScore = result.yaku[0]
-        self._emit(Event("instant", p, None, y.cards, {"yaku": y.name, "points": y.points}))
+        if self._keep_events:
+            y: YakuScore = result.yaku[0]
+            self.events.append(
+                Event("instant", p, None, y.cards, {"yaku": y.name, "points": y.points})
+            )
         rnd.finish_instant(self.scorer.award(p, result.total, "instant", yaku=result.yaku))
         return "instant"
 
@@ -1166,7 +1217,10 @@ class Match:
     def _end_match(self, last_dealer: int) -> None:
         self.winner = match_winner(self.rules.game, self.scores, last_dealer)
         self.is_over = True
-        self._emit(Event("match_over", self.winner, None, 0, {"scores": list(self.scores)}))
+        if self._keep_events:
+            self.events.append(
+                Event("match_over", self.winner, None, 0, {"scores": list(self.scores)})
+            )
 
     # ------------------------------------------------------------ helpers
 
