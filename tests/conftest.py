@@ -183,7 +183,7 @@ def snapshot(state: Round | Match) -> dict[str, Any]:
         "scores": list(state.scores),
         "turn_score": state.turn_score,
         "koikoi_calls": list(state.koikoi_calls),
-        "called_score": list(state.called_score),
+        "called_scores": list(state.called_scores),
         "last_improver": state.last_improver,
         "declined": list(state.declined),
         "settlement": state.settlement,

@@ -353,7 +353,7 @@ def test_exhausted_highest_tie_goes_to_the_dealer(dealer: int) -> None:
 def test_exhausted_highest_is_settled_with_the_multipliers() -> None:
     rnd = quiet_round("compendium", piles=("3L 9A", "1R 2R 3R 4R 5R"))
     rnd.koikoi_calls = [1, 0]  # p0 had called koi-koi with its hanami
-    rnd.called_score = [5, 0]
+    rnd.called_scores = [5, 0]
     s = finish_quietly(rnd)
     assert s.winner == 1 and s.base == 7 and s.points == 28  # x2 seven, x2 opponent koi-koi
 
@@ -637,7 +637,7 @@ def test_clone_is_independent() -> None:
 
 def test_stock_is_given_top_first() -> None:
     rnd = make_round(hand0="5P1", hand1="6P1", field="", stock="1L 2A 3L", fill=False)
-    assert rnd.stock_top_first == codes("1L 2A 3L")
+    assert rnd.stock == codes("1L 2A 3L")
     play(rnd, "play 5P1")
     assert rnd.field == cards("5P1 1L")
 
@@ -1013,7 +1013,7 @@ def test_deals_record_every_shuffle() -> None:
     dealer = m.round.dealer
     assert m.round.hands[dealer] == sum(1 << c for c in dealt[0:8])
     assert m.round.hands[1 - dealer] == sum(1 << c for c in dealt[8:16])
-    assert m.round.stock_top_first == dealt[24:]
+    assert m.round.stock == dealt[24:]
 
 
 # ---------------------------------------------------------------- match end
@@ -1156,7 +1156,7 @@ def test_set_decks_are_dealt_first_then_the_generator_shuffles() -> None:
     assert m.deals[0] == d
     dealer = m.round.dealer
     assert m.round.hands[dealer] == sum(1 << c for c in d[0:8])
-    assert m.round.stock_top_first == d[24:]
+    assert m.round.stock == d[24:]
     while m.round_number == 1:
         m.apply(m.legal_ids()[0])
     assert len(m.deals) >= 2 and sorted(m.deals[1]) == list(range(48))

@@ -44,7 +44,7 @@ def _state(rnd: Round) -> tuple[object, ...]:
         rnd.drawn,
         tuple(rnd.scores),
         tuple(rnd.koikoi_calls),
-        tuple(rnd.called_score),
+        tuple(rnd.called_scores),
         rnd.last_improver,
         tuple(rnd.declined),
         rnd.plays,

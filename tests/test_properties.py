@@ -143,7 +143,7 @@ def snapshot(rnd: Round) -> tuple[Any, ...]:
         tuple(rnd.scores),
         rnd.turn_score,
         tuple(rnd.koikoi_calls),
-        tuple(rnd.called_score),
+        tuple(rnd.called_scores),
         rnd.last_improver,
         rnd.settlement,
         None if rnd.events is None else len(rnd.events),
@@ -569,7 +569,7 @@ def check_determinize(m: Match, view: PlayerView, rng: random.Random) -> None:
     assert d.piles == rnd.piles
     assert d.scores == rnd.scores
     assert d.koikoi_calls == rnd.koikoi_calls
-    assert d.called_score == rnd.called_score
+    assert d.called_scores == rnd.called_scores
     if view.legal_ids:
         assert list(d.legal_ids()) == list(view.legal_ids)
     # The determinized round plays to its end.

@@ -168,7 +168,7 @@ class Round:
         "_stock",
         "_viewing_koikoi",
         "_wild",
-        "called_score",
+        "called_scores",
         "current",
         "dealer",
         "declined",
@@ -209,7 +209,7 @@ class Round:
     scores: list[int]
     turn_score: int
     koikoi_calls: list[int]
-    called_score: list[int]
+    called_scores: list[int]
     last_improver: int | None
     declined: list[int]
     """Per player, every card of each month that was on the field when they laid a
@@ -258,7 +258,7 @@ class Round:
         self.scores = [0, 0]
         self.turn_score = 0
         self.koikoi_calls = [0, 0]
-        self.called_score = [0, 0]
+        self.called_scores = [0, 0]
         self.last_improver = None
         self.declined = [0, 0]
         self.plays = ()
@@ -377,7 +377,7 @@ class Round:
             drawn=self.drawn,
             scores=(self.scores[0], self.scores[1]),
             koikoi_calls=(self.koikoi_calls[0], self.koikoi_calls[1]),
-            called_scores=(self.called_score[0], self.called_score[1]),
+            called_scores=(self.called_scores[0], self.called_scores[1]),
             last_improver=self.last_improver,
             declined=(self.declined[0], self.declined[1]),
             match_scores=match_scores,
@@ -439,7 +439,7 @@ class Round:
         self.scores = [scores[0], scores[1]]
         self.turn_score = scores[current] if turn_score is None else turn_score
         self.koikoi_calls = [koikoi_calls[0], koikoi_calls[1]]
-        self.called_score = [called_scores[0], called_scores[1]]
+        self.called_scores = [called_scores[0], called_scores[1]]
         self.last_improver = last_improver
         self.declined = [declined[0], declined[1]]
         self.plays = plays
@@ -458,11 +458,6 @@ class Round:
         :attr:`Match.deals` (cards 24 to 47) and the ``stock=`` field of a
         position (:mod:`koikoi.game.positions`): the next card drawn comes first.
         """
-        return self._stock[::-1]
-
-    @property
-    def stock_top_first(self) -> list[int]:
-        """The same as :attr:`stock` (kept for callers written before it was top first)."""
         return self._stock[::-1]
 
     @property
@@ -489,7 +484,7 @@ class Round:
         other.scores = self.scores[:]
         other.turn_score = self.turn_score
         other.koikoi_calls = self.koikoi_calls[:]
-        other.called_score = self.called_score[:]
+        other.called_scores = self.called_scores[:]
         other.last_improver = self.last_improver
         other.declined = self.declined[:]
         other.plays = self.plays
@@ -774,7 +769,7 @@ class Round:
         calls[p] += 1
         if self._viewing_koikoi and calls[p] == 1:
             self.scores[p] = self.scorer.total(self.piles[p], self.month, True)
-        self.called_score[p] = self.scores[p]
+        self.called_scores[p] = self.scores[p]
         if self.events is not None:
             self.events.append(Event("koikoi", p, None, 0, {"calls": calls[p]}))
         hands = self.hands
@@ -800,7 +795,7 @@ class Round:
                 reason=reason,
                 own_koikoi=calls[p],
                 opponent_koikoi=calls[1 - p],
-                improved_after_koikoi=calls[p] > 0 and self.scores[p] > self.called_score[p],
+                improved_after_koikoi=calls[p] > 0 and self.scores[p] > self.called_scores[p],
             )
         )
 

@@ -248,7 +248,7 @@ def view_of_round(
         round_scores=(rnd.scores[0], rnd.scores[1]),
         turn_score=rnd.turn_score,
         koikoi_calls=(rnd.koikoi_calls[0], rnd.koikoi_calls[1]),
-        called_scores=(rnd.called_score[0], rnd.called_score[1]),
+        called_scores=(rnd.called_scores[0], rnd.called_scores[1]),
         last_improver=rnd.last_improver,
         match_scores=match_scores,
         rounds=rounds if rounds is not None else rnd.rules.game.rounds,

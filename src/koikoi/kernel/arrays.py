@@ -215,8 +215,8 @@ def encode_round(rnd: Round) -> KernelState:
     state[impl.S_TURN_SCORE] = rnd.turn_score
     state[impl.S_CALLS0] = rnd.koikoi_calls[0]
     state[impl.S_CALLS1] = rnd.koikoi_calls[1]
-    state[impl.S_CALLED0] = rnd.called_score[0]
-    state[impl.S_CALLED1] = rnd.called_score[1]
+    state[impl.S_CALLED0] = rnd.called_scores[0]
+    state[impl.S_CALLED1] = rnd.called_scores[1]
     state[impl.S_LAST_IMPROVER] = -1 if rnd.last_improver is None else rnd.last_improver
     state[impl.S_PHASE] = int(rnd.phase)
     state[impl.S_CURRENT] = rnd.current

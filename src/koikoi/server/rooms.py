@@ -353,7 +353,7 @@ class Room:
                 reason="stop",
                 own_koikoi=calls[p],
                 opponent_koikoi=calls[1 - p],
-                improved_after_koikoi=calls[p] > 0 and rnd.scores[p] > rnd.called_score[p],
+                improved_after_koikoi=calls[p] > 0 and rnd.scores[p] > rnd.called_scores[p],
             )
             cache["decision"] = {
                 "player": p,
