@@ -109,6 +109,7 @@ def _all_messages() -> dict[str, str]:
 def test_the_scanner_finds_messages_in_every_kind_of_file() -> None:
     web = _web_messages()
     assert web.get("{n} point") == "common.js"
+    assert web.get("Language") == "_languages.html"  # the pages' shared parts too
 
 
 def test_every_message_has_a_japanese_translation() -> None:

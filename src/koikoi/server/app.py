@@ -38,7 +38,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -58,7 +58,7 @@ from koikoi.game.cards import parse_cards
 from koikoi.game.errors import InvalidInputError, KoiKoiError, RulesError
 from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.game.scoring import MULTIPLIER_NAMES, month_of_round, score_cards
-from koikoi.server import catalog
+from koikoi.server import catalog, pages
 from koikoi.server.config import ServerConfig
 from koikoi.server.connections import CLOSE, Connection, ConnectionRefused
 from koikoi.server.hub import Hub
@@ -262,9 +262,11 @@ def _rate(request: Request, kind: str) -> None:
 # ----------------------------------------------------------------- pages
 
 
-def _page(name: str) -> Any:
+def _page(path: str) -> Any:
+    html = pages.page(path)  # assembled once, when the app is built
+
     async def endpoint(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / name, headers={"cache-control": "no-cache"})
+        return HTMLResponse(html, headers={"cache-control": "no-cache"})
 
     return endpoint
 
@@ -847,11 +849,7 @@ def create_app(
             await hub.close()
 
     routes = [
-        Route("/", _page("index.html")),
-        Route("/keeper", _page("keeper.html")),
-        Route("/replay", _page("replay.html")),
-        Route("/stats", _page("stats.html")),
-        Route("/lobby", _page("lobby.html")),
+        *(Route(path, _page(path)) for path in pages.PAGES),
         Route("/healthz", healthz),
         Route("/metrics", metrics),
         Route("/api/config", api_config),
