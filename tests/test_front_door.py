@@ -127,3 +127,20 @@ def test_match_repr() -> None:
     text = repr(m)
     assert f"scores={m.scores[0]}/{m.scores[1]} over winner={m.winner}" in text
     assert f"actions={len(m.actions)}>" in text
+
+
+def test_the_readme_example_runs_and_its_repr_rebuilds_the_round(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    namespace: dict[str, object] = {}
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
+    printed = capsys.readouterr().out.strip()
+    assert printed.startswith("Round.from_position('koikoi-japan round=1/8 ")
+    rebuilt = eval(printed, {"Round": koikoi.Round})
+    assert repr(rebuilt) == printed
