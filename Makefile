@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test test-slow lint bench loadtest soak clean
+.PHONY: play serve test test-core test-slow lint bench loadtest soak clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -23,8 +23,16 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy --strict src/koikoi
 
+# The parts of the suite are markers (pyproject.toml): slow, browser (Chromium),
+# postgres ($$KOIKOI_TEST_DATABASE_URL), multiprocess (starts processes), wheel.
+# `test` runs every part but slow; `test-core` only what no marker names.
+CORE := not slow and not browser and not postgres and not multiprocess and not wheel
+
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
+
+test-core: $(STAMP)
+	$(BIN)/python -m pytest -m "$(CORE)"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow

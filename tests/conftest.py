@@ -3,6 +3,11 @@
 * A Hypothesis profile ``ci`` (modest ``max_examples``, no deadline) loaded by
   default; ``HYPOTHESIS_PROFILE=dev`` (more examples) or ``thorough`` select others.
 * Every test starts in English (:func:`_english`).
+* The parts of the suite (markers registered in pyproject.toml): tests that use the
+  ``browser`` fixture are marked ``browser``, and the PostgreSQL case of the
+  ``any_db_url`` fixture ``postgres`` (:func:`pytest_collection_modifyitems`); test
+  modules mark the rest themselves (``slow``, ``multiprocess``, ``postgres``, ``wheel``).
+  ``make test-core`` runs what none of them marks.
 
 The helpers that tests import (building rounds, rigged matches, random play) are in
 ``koikoi_testkit.py`` beside this file.
@@ -32,6 +37,34 @@ def pytest_configure(config: pytest.Config) -> None:
             suppress_health_check=[HealthCheck.too_slow],
         )
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# ---------------------------------------------------------------- parts of the suite
+
+PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
+"""The PostgreSQL database of the ``postgres`` tests; they skip when it is not set."""
+FIXTURE_MARKS: dict[str, str] = {"browser": "browser"}
+"""A test that uses the fixture (key) gets the marker (value)."""
+POSTGRES_PARAMS: dict[str, str] = {"any_db_url": "postgresql"}
+"""A test whose fixture (key) takes this parameter (value) gets the ``postgres`` marker."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that need Chromium or PostgreSQL by the fixtures they use, and skip
+    the ``postgres`` tests when ``$KOIKOI_TEST_DATABASE_URL`` is not set."""
+    no_database = pytest.mark.skip(reason=f"{PG_URL_ENV} is not set")
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        for fixture, mark in FIXTURE_MARKS.items():
+            if fixture in fixtures:
+                item.add_marker(mark)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(
+            callspec.params.get(name) == value for name, value in POSTGRES_PARAMS.items()
+        ):
+            item.add_marker("postgres")
+        if item.get_closest_marker("postgres") is not None and not os.environ.get(PG_URL_ENV):
+            item.add_marker(no_database)
 
 
 # ------------------------------------------------------------------ language

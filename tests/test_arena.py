@@ -134,6 +134,7 @@ def test_duplicate_pairs_share_the_deal_and_swap_seats() -> None:
     assert first.seats == (0, 1) and second.seats == (1, 0)
 
 
+@pytest.mark.multiprocess
 def test_arena_is_deterministic_and_independent_of_workers() -> None:
     config = ArenaConfig(("heuristic", "greedy"), SHORT, 6, seed=3)
     one = run_arena(config)

@@ -160,6 +160,7 @@ async def _ready_pool(**kwargs: Any) -> AIPool:
     return pool
 
 
+@pytest.mark.multiprocess
 def test_a_worker_process_decides_as_the_server_would() -> None:
     d = decision()
     expected = choose({}, d)
@@ -211,6 +212,7 @@ async def kill_while_deciding(pool: AIPool, d: Decision) -> tuple[int, asyncio.T
     return pid, task
 
 
+@pytest.mark.multiprocess
 def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
     d = decision()
     expected = choose({}, d)
@@ -225,6 +227,7 @@ def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
     with_ready_pool(body)
 
 
+@pytest.mark.multiprocess
 def test_a_decision_that_dies_twice_fails_clearly() -> None:
     async def body(pool: AIPool) -> None:
         _, task = await kill_while_deciding(pool, decision())
@@ -236,6 +239,7 @@ def test_a_decision_that_dies_twice_fails_clearly() -> None:
     with_ready_pool(body, retries=0)
 
 
+@pytest.mark.multiprocess
 def test_a_decision_over_the_timeout_fails_and_its_worker_is_replaced() -> None:
     async def body(pool: AIPool) -> None:
         (pid,) = pool.pids
@@ -482,6 +486,7 @@ def p95(values: list[float]) -> float:
     return data[round(0.95 * (len(data) - 1))]
 
 
+@pytest.mark.multiprocess
 def test_a_burst_of_search_ai_games_neither_slows_acks_nor_starves_a_game(
     tmp_path: Path,
 ) -> None:

@@ -33,7 +33,7 @@ from koikoi.game.record import load_record, replay
 pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
-needs_pg = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+needs_pg = pytest.mark.postgres  # skips without KOIKOI_TEST_DATABASE_URL (tests/conftest.py)
 
 LEASE_S = 5.0
 """The default lease: a shorter one makes a busy (not dead) process lose its games to the
@@ -111,6 +111,7 @@ class FriendGame:
             c.wait_seq(len(self.acked))
 
 
+@pytest.mark.multiprocess
 @needs_pg
 def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = os.environ[PG_URL_ENV]
@@ -232,6 +233,7 @@ def counters(server: SubprocessServer) -> dict[str, int]:
     return found
 
 
+@pytest.mark.multiprocess
 @needs_pg
 def test_game_moves_to_the_process_of_its_clients(tmp_path: Path) -> None:
     """A friend game created on A whose two players both play through B: A stores the
@@ -292,6 +294,7 @@ def serve_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "koikoi.cli", "serve", "--host", "127.0.0.1", *args]
 
 
+@pytest.mark.multiprocess
 def test_workers_need_postgresql(tmp_path: Path) -> None:
     """More than one worker on SQLite is refused with a clear error before anything starts."""
     env = dict(os.environ, KOIKOI_DATABASE_URL="")
@@ -326,6 +329,7 @@ def worker_pids(parent: int) -> list[int]:
     return [p for p in pids if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
 
 
+@pytest.mark.multiprocess
 @needs_pg
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_workers_one_port(tmp_path: Path) -> None:
