@@ -19,9 +19,9 @@ serve: $(STAMP)
 	$(BIN)/koikoi serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
-	$(BIN)/mypy --strict src/koikoi
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/mypy --strict src/koikoi scripts
 
 # The parts of the suite are markers (pyproject.toml): slow, browser (Chromium),
 # postgres ($$KOIKOI_TEST_DATABASE_URL), multiprocess (starts processes), wheel.
