@@ -158,7 +158,8 @@ def td(text: str, /) -> str:
     For text that is not written in a ``t()`` call: card, month and kind names,
     yaku names and what they need, multiplier names, level titles and
     descriptions, rule-set descriptions (the test suite lists those tables and
-    checks each entry has its translation, ``locales/ja/data.json``), and
+    checks each entry has its translation, ``locales/ja/game.json`` and
+    ``opponents.json``), and
     messages marked with :func:`N_`. Text that is not in the catalog (a house
     rule set's own description) stays as it is.
 
