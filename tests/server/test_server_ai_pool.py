@@ -39,7 +39,7 @@ from koikoi.server.aipool import (
 
 # A search that takes real time without the compiled kernel (workers start fast).
 SEARCH = "mcts:iterations=40,rollouts=1,backend=python"
-LONG = "mcts:time=5,rollouts=1,backend=python"
+LONG = "mcts:time=600,rollouts=1,backend=python"
 
 
 def decision(spec: str = SEARCH, seed: int = 3, seq: int = 0) -> Decision:
@@ -243,10 +243,9 @@ def test_a_decision_that_dies_twice_fails_clearly() -> None:
 def test_a_decision_over_the_timeout_fails_and_its_worker_is_replaced() -> None:
     async def body(pool: AIPool) -> None:
         (pid,) = pool.pids
-        started = time.monotonic()
         with pytest.raises(AIUnavailable, match=r"longer than 0\.5 s"):
-            await pool.decide("g", decision(LONG))
-        assert time.monotonic() - started < 4  # not the search's 5 seconds
+            # Only a bound on the wait: the search itself would take ten minutes.
+            await asyncio.wait_for(pool.decide("g", decision(LONG)), 120)
         assert pool.counts["timeouts"] == 1
         await pool.wait_ready(120)
         (new,) = pool.pids
@@ -486,6 +485,7 @@ def p95(values: list[float]) -> float:
     return data[round(0.95 * (len(data) - 1))]
 
 
+@pytest.mark.slow  # an acceptance test that times acknowledgements: a benchmark
 @pytest.mark.multiprocess
 def test_a_burst_of_search_ai_games_neither_slows_acks_nor_starves_a_game(
     tmp_path: Path,

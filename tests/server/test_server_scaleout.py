@@ -118,12 +118,10 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("KOIKOI_LEASE_SECONDS", str(LEASE_S))
     a = SubprocessServer(url, tmp=tmp_path)
     b = SubprocessServer(url, tmp=tmp_path)
-    started = time.monotonic()
     everyone: list[Client] = []
     try:
         a.start()
         b.start()
-        started = time.monotonic()  # bounded from here (starting depends on the load)
         rng = random.Random(2024)
         games: list[FriendGame] = []
         for i in range(4):
@@ -187,7 +185,6 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                 if not game.over:
                     game.step(rng)
             human_step()
-        elapsed = time.monotonic() - started
 
         # Every game finished through B with every acknowledged action stored.
         for game in games:
@@ -219,7 +216,6 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         # B took the games over (its log says so) and A's games were not lost.
         lines = [json.loads(x) for x in b.log_path.read_text().splitlines() if x.startswith("{")]
         assert sum(line["msg"] == "game taken over" for line in lines) >= 3
-        assert elapsed < 90
     finally:
         for c in everyone:
             c.close()
