@@ -27,6 +27,7 @@ pytest.register_assert_rewrite("koikoi_testkit")
 # ---------------------------------------------------------------- hypothesis
 
 
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis' plugin: --hypothesis-profile wins
 def pytest_configure(config: pytest.Config) -> None:
     """Register the Hypothesis profiles and load ``$HYPOTHESIS_PROFILE`` (default ``ci``)."""
     for name, examples in (("ci", 20), ("dev", 100), ("thorough", 1000)):
