@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test test-slow lint bench loadtest soak clean
+.PHONY: play serve test test-core test-slow lint bench loadtest soak clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -19,12 +19,23 @@ serve: $(STAMP)
 	$(BIN)/koikoi serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
-	$(BIN)/mypy --strict src/koikoi
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/mypy --strict src/koikoi scripts
+	$(BIN)/lint-imports
+
+# The parts of the suite are markers (pyproject.toml): slow, browser (Chromium),
+# postgres ($$KOIKOI_TEST_DATABASE_URL), multiprocess (starts processes), wheel,
+# and the faces: tui (tests/tui) and web (tests/server). `test` runs every part
+# but slow; `test-core` only what no marker names: the game, the kernel, the
+# players, the research environments, the lab and the command line.
+CORE := not slow and not browser and not postgres and not multiprocess and not wheel and not tui and not web
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
+
+test-core: $(STAMP)
+	$(BIN)/python -m pytest -m "$(CORE)"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow

@@ -134,6 +134,7 @@ def test_duplicate_pairs_share_the_deal_and_swap_seats() -> None:
     assert first.seats == (0, 1) and second.seats == (1, 0)
 
 
+@pytest.mark.multiprocess
 def test_arena_is_deterministic_and_independent_of_workers() -> None:
     config = ArenaConfig(("heuristic", "greedy"), SHORT, 6, seed=3)
     one = run_arena(config)
@@ -434,31 +435,45 @@ def test_percentile_nearest_rank() -> None:
         percentile([], 50)
 
 
+class _Clock:
+    """The arena's ``time`` in the latency test: ``perf_counter`` moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+_CLOCK = _Clock()
+
+
 class _Sleepy:
-    """Takes a known time per decision and plays the first legal action."""
+    """Takes a known time per decision (on :data:`_CLOCK`) and plays the first legal action."""
 
     name = "sleepy"
     time_limit = 0.004
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
-        import time
-
-        time.sleep(0.004)
+        _CLOCK.now += 0.004
         return view.legal_ids[0]
 
 
-def test_decision_latency_times_real_choices() -> None:
+def test_decision_latency_times_real_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    import koikoi.lab.arena as arena
+
+    monkeypatch.setattr(arena, "time", _CLOCK)
     register_agent("sleepy-test", lambda params, raw: _Sleepy())
     result = decision_latency("sleepy-test", SHORT, decisions=25, against="greedy", seed=2)
     assert result["decisions"] == 25
     assert result["matches"] >= 1
-    assert 4.0 <= result["p50_ms"] <= result["p90_ms"] <= result["p99_ms"] <= result["max_ms"]
-    assert result["mean_ms"] >= 4.0
+    for key in ("p50_ms", "p90_ms", "p99_ms", "max_ms", "mean_ms"):
+        assert result[key] == pytest.approx(4.0), key  # only the timed agent's time counts
     assert result["budget_ms"] == 4.0
-    assert result["p99_over_budget"] == pytest.approx(result["p99_ms"] / 4.0, rel=1e-3)
+    assert result["p99_over_budget"] == pytest.approx(1.0, rel=1e-3)
     plain = decision_latency("greedy", SHORT, decisions=10, seed=2)
     assert "budget_ms" not in plain
-    assert plain["p99_ms"] < 4.0
+    assert plain["p99_ms"] == 0.0  # greedy moved no clock
     with pytest.raises(InvalidInputError, match="1 or more"):
         decision_latency("greedy", SHORT, decisions=0)
 

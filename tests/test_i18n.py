@@ -9,7 +9,9 @@ catalog has each one, non-empty, with the same placeholders.
 from __future__ import annotations
 
 import ast
+import functools
 import html
+import json
 import re
 import string
 from pathlib import Path
@@ -102,6 +104,7 @@ def _placeholders(text: str) -> set[str]:
     return {field for _, field, _, _ in string.Formatter().parse(text) if field}
 
 
+@functools.cache  # the source is read once for every test
 def _all_messages() -> dict[str, str]:
     return {**_data_messages(), **_python_messages(), **_web_messages()}
 
@@ -134,6 +137,18 @@ def test_the_catalog_has_no_unused_messages() -> None:
     used = _all_messages()
     unused = sorted(m for m in i18n.catalog("ja") if m not in used)
     assert not unused, f"catalog entries no source uses (remove or use them): {unused}"
+
+
+def test_each_message_is_in_one_catalog_file() -> None:
+    folder = PACKAGE / "i18n" / "locales" / "ja"
+    files: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.json")):
+        for key in json.loads(path.read_text("utf-8")):
+            if not key.startswith("//"):  # comments
+                files.setdefault(key, []).append(path.name)
+    assert files, f"no catalog in {folder}"
+    twice = {key: names for key, names in files.items() if len(names) > 1}
+    assert not twice, f"messages in more than one file (keep each in one): {twice}"
 
 
 def test_language_switch_and_fallback() -> None:

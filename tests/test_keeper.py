@@ -97,6 +97,7 @@ def test_totals_match_koikoi_score(capsys: pytest.CaptureFixture[str]) -> None:
     assert (first, second) == (20, 10)
 
 
+@pytest.mark.multiprocess
 def test_piped_through_a_real_pipe() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "koikoi.cli", "keeper", "--names", "Aiko,Ben", "--rounds", "3"],

@@ -15,6 +15,8 @@ import pytest
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "loadtest.py"
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
 
+pytestmark = pytest.mark.multiprocess
+
 
 def run_loadtest(tmp_path: Path, *args: str) -> tuple[int, list[dict[str, Any]]]:
     out = tmp_path / "report.json"
@@ -44,7 +46,7 @@ def test_one_process_on_sqlite(tmp_path: Path) -> None:
     assert report["forwarded"] == report["handovers"] == 0
 
 
-@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+@pytest.mark.postgres
 def test_games_move_to_the_process_of_their_clients(tmp_path: Path) -> None:
     """With affinity both players of a game use one process: a game created on the
     other one is handed over after its first forwarded action, so hardly any action

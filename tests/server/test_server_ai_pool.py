@@ -37,9 +37,9 @@ from koikoi.server.aipool import (
     decision_seed,
 )
 
-# A search that takes real time without the compiled kernel (workers start fast).
+# A search that takes real time (in the compiled kernel, loaded from the cache).
 SEARCH = "mcts:iterations=40,rollouts=1"
-LONG = "mcts:time=5,rollouts=1"
+LONG = "mcts:time=600,rollouts=1"
 
 
 def decision(spec: str = SEARCH, seed: int = 3, seq: int = 0) -> Decision:
@@ -160,6 +160,7 @@ async def _ready_pool(**kwargs: Any) -> AIPool:
     return pool
 
 
+@pytest.mark.multiprocess
 def test_a_worker_process_decides_as_the_server_would() -> None:
     d = decision()
     expected = choose({}, d)
@@ -211,6 +212,7 @@ async def kill_while_deciding(pool: AIPool, d: Decision) -> tuple[int, asyncio.T
     return pid, task
 
 
+@pytest.mark.multiprocess
 def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
     d = decision()
     expected = choose({}, d)
@@ -225,6 +227,7 @@ def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
     with_ready_pool(body)
 
 
+@pytest.mark.multiprocess
 def test_a_decision_that_dies_twice_fails_clearly() -> None:
     async def body(pool: AIPool) -> None:
         _, task = await kill_while_deciding(pool, decision())
@@ -236,13 +239,13 @@ def test_a_decision_that_dies_twice_fails_clearly() -> None:
     with_ready_pool(body, retries=0)
 
 
+@pytest.mark.multiprocess
 def test_a_decision_over_the_timeout_fails_and_its_worker_is_replaced() -> None:
     async def body(pool: AIPool) -> None:
         (pid,) = pool.pids
-        started = time.monotonic()
         with pytest.raises(AIUnavailable, match=r"longer than 0\.5 s"):
-            await pool.decide("g", decision(LONG))
-        assert time.monotonic() - started < 4  # not the search's 5 seconds
+            # Only a bound on the wait: the search itself would take ten minutes.
+            await asyncio.wait_for(pool.decide("g", decision(LONG)), 120)
         assert pool.counts["timeouts"] == 1
         await pool.wait_ready(120)
         (new,) = pool.pids
@@ -482,6 +485,8 @@ def p95(values: list[float]) -> float:
     return data[round(0.95 * (len(data) - 1))]
 
 
+@pytest.mark.slow  # an acceptance test that times acknowledgements: a benchmark
+@pytest.mark.multiprocess
 def test_a_burst_of_search_ai_games_neither_slows_acks_nor_starves_a_game(
     tmp_path: Path,
 ) -> None:

@@ -20,6 +20,8 @@ from koikoi.game.record import load_record, replay
 
 pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 
+pytestmark = pytest.mark.multiprocess
+
 
 class Client(SeatSocket):
     """One seat over a real WebSocket."""

@@ -33,7 +33,7 @@ from koikoi.game.record import load_record, replay
 pytest.importorskip("websockets.sync.client")  # SeatSocket's client
 
 PG_URL_ENV = "KOIKOI_TEST_DATABASE_URL"
-needs_pg = pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+needs_pg = pytest.mark.postgres  # skips without KOIKOI_TEST_DATABASE_URL (tests/conftest.py)
 
 LEASE_S = 5.0
 """The default lease: a shorter one makes a busy (not dead) process lose its games to the
@@ -111,18 +111,17 @@ class FriendGame:
             c.wait_seq(len(self.acked))
 
 
+@pytest.mark.multiprocess
 @needs_pg
 def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = os.environ[PG_URL_ENV]
     monkeypatch.setenv("KOIKOI_LEASE_SECONDS", str(LEASE_S))
     a = SubprocessServer(url, tmp=tmp_path)
     b = SubprocessServer(url, tmp=tmp_path)
-    started = time.monotonic()
     everyone: list[Client] = []
     try:
         a.start()
         b.start()
-        started = time.monotonic()  # bounded from here (starting depends on the load)
         rng = random.Random(2024)
         games: list[FriendGame] = []
         for i in range(4):
@@ -186,7 +185,6 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                 if not game.over:
                     game.step(rng)
             human_step()
-        elapsed = time.monotonic() - started
 
         # Every game finished through B with every acknowledged action stored.
         for game in games:
@@ -218,7 +216,6 @@ def test_two_processes_one_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         # B took the games over (its log says so) and A's games were not lost.
         lines = [json.loads(x) for x in b.log_path.read_text().splitlines() if x.startswith("{")]
         assert sum(line["msg"] == "game taken over" for line in lines) >= 3
-        assert elapsed < 90
     finally:
         for c in everyone:
             c.close()
@@ -232,6 +229,7 @@ def counters(server: SubprocessServer) -> dict[str, int]:
     return found
 
 
+@pytest.mark.multiprocess
 @needs_pg
 def test_game_moves_to_the_process_of_its_clients(tmp_path: Path) -> None:
     """A friend game created on A whose two players both play through B: A stores the
@@ -292,6 +290,7 @@ def serve_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "koikoi.cli", "serve", "--host", "127.0.0.1", *args]
 
 
+@pytest.mark.multiprocess
 def test_workers_need_postgresql(tmp_path: Path) -> None:
     """More than one worker on SQLite is refused with a clear error before anything starts."""
     env = dict(os.environ, KOIKOI_DATABASE_URL="")
@@ -326,6 +325,7 @@ def worker_pids(parent: int) -> list[int]:
     return [p for p in pids if b"resource_tracker" not in Path(f"/proc/{p}/cmdline").read_bytes()]
 
 
+@pytest.mark.multiprocess
 @needs_pg
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_workers_one_port(tmp_path: Path) -> None:

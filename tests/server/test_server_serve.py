@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from server_helpers import SubprocessServer
 
+pytestmark = pytest.mark.multiprocess
+
 
 def test_a_busy_port_is_one_clear_error_line() -> None:
     with socket.socket() as busy:

@@ -203,7 +203,7 @@ def test_the_expert_hint_rates_every_legal_action_in_points_and_match_equity() -
     assert ai_rng(4, 0).random() == ai_rng(4, 0).random() != ai_rng(4, 1).random()
 
 
-@pytest.mark.skipif(not os.environ.get(PG_URL_ENV), reason=f"{PG_URL_ENV} is not set")
+@pytest.mark.postgres
 def test_processes_starting_together_on_an_empty_database_all_start() -> None:
     """Servers started at once on an empty PostgreSQL database each create the tables:
     without the schema lock one of them failed with a unique violation on ``pg_type``

@@ -75,6 +75,7 @@ def test_the_table_and_bad_arguments(soak: ModuleType, capsys: pytest.CaptureFix
     assert soak.parse(["--games", "300"]).every == 15
 
 
+@pytest.mark.multiprocess
 @pytest.mark.slow
 def test_a_small_soak_keeps_memory_flat_and_stores_every_record(tmp_path: Path) -> None:
     out = tmp_path / "soak.json"

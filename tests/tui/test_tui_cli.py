@@ -100,6 +100,7 @@ def _koikoi_command() -> str:
     return f"{sys.executable} -m koikoi.cli"
 
 
+@pytest.mark.multiprocess
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_koikoi_play_reaches_the_new_game_screen_in_a_terminal(tmp_path: Path) -> None:
     session = f"koikoi-test-{os.getpid()}"

@@ -5,7 +5,7 @@ The tutorial is an ordinary one-round match under the ``nintendo`` rules
 (:func:`tutorial_rules`), dealt from :data:`TUTORIAL_SEED` and played against
 the ``greedy`` agent (:data:`TUTORIAL_OPPONENT`); the newcomer is player
 :data:`TUTORIAL_SEAT`, who deals and plays first. The deal was chosen (by
-``scripts/find_tutorial_deal.py``) so that a player who follows the coach's
+a one-off search over seeds) so that a player who follows the coach's
 picks meets, in three turns, a card with one match, a card with two, a turn
 where nothing matches, a draw that lays its card and one that captures, the
 four kinds of cards, a yaku (the red poetry ribbons) and the koi-koi decision,

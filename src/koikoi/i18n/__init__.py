@@ -1,9 +1,11 @@
 """Messages in English and Japanese: one catalog for the terminal game, the CLI and the web page.
 
 The English text in the source is the message key, as in gettext. Japanese
-translations live in ``koikoi/locales/ja/*.json``: each file (one per part of
-the program) is one object mapping English messages to their Japanese text, and
-a message may appear in several files only with the same translation. The web
+translations live in ``koikoi/i18n/locales/ja/*.json``: each file, named after the
+part of the program it serves (``game.json`` for the words of the game,
+``tui.json``, ``web.json``, ``cli.json``, ``common.json`` for messages several
+interfaces show, ...), is one object mapping English messages to their Japanese
+text, and each message is in exactly one file. The web
 page fetches the same catalog from the server (``/api/messages/ja``), so a
 message is translated once for every interface. Placeholders use
 ``str.format`` names (``{points}``); a translation must use exactly the
@@ -73,6 +75,7 @@ def catalog(lang: str) -> Mapping[str, str]:
     if _check(lang) == "en":
         return {}
     merged: dict[str, str] = {}
+    home: dict[str, str] = {}  # message → the file that has it
     folder = resources.files("koikoi.i18n").joinpath("locales", lang)
     for part in sorted(folder.iterdir(), key=lambda p: p.name):
         if not part.name.endswith(".json"):
@@ -83,10 +86,12 @@ def catalog(lang: str) -> Mapping[str, str]:
         for key, value in data.items():
             if key.startswith("//"):
                 continue
-            if key in merged and merged[key] != value:
+            if key in home:
                 raise InvalidInputError(
-                    f"locales/{lang}/{part.name}: {key!r} is translated twice, differently"
+                    f"locales/{lang}/{part.name}: {key!r} is also in {home[key]}; "
+                    "a message belongs in one file"
                 )
+            home[key] = part.name
             merged[key] = str(value)
     return merged
 
@@ -153,7 +158,8 @@ def td(text: str, /) -> str:
     For text that is not written in a ``t()`` call: card, month and kind names,
     yaku names and what they need, multiplier names, level titles and
     descriptions, rule-set descriptions (the test suite lists those tables and
-    checks each entry has its translation, ``locales/ja/data.json``), and
+    checks each entry has its translation, ``locales/ja/game.json`` and
+    ``opponents.json``), and
     messages marked with :func:`N_`. Text that is not in the catalog (a house
     rule set's own description) stays as it is.
 
