@@ -445,7 +445,7 @@ def test_mcts_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     ends within its time limit and uses most of it: no real clock decides the test."""
     pytest.importorskip("numba")
     import koikoi.agents.mcts as mcts_module
-    from koikoi.kernel import BatchSearch
+    from koikoi.agents.search import BatchSearch
 
     clock = _WorkClock()
     run = BatchSearch.run

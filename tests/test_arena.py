@@ -462,7 +462,7 @@ class _Sleepy:
 def test_decision_latency_times_real_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     import koikoi.lab.arena as arena
 
-    monkeypatch.setattr(arena, "time", _CLOCK)
+    monkeypatch.setattr(arena.latency, "time", _CLOCK)
     register_agent("sleepy-test", lambda params, raw: _Sleepy())
     result = decision_latency("sleepy-test", SHORT, decisions=25, against="greedy", seed=2)
     assert result["decisions"] == 25
