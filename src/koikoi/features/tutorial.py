@@ -524,17 +524,10 @@ def prompt(view: PlayerView) -> Tip | None:
     if view.phase is Phase.DECIDE:
         scorer = shared_scorer(view.rules)
         me = view.player
-        calls = view.koikoi_calls
-        result = scorer.evaluate(view.piles[me], view.month, calls[me] > 0)
-        settled = scorer.settle(
-            result,
-            winner=me,
-            reason="stop",
-            own_koikoi=calls[me],
-            opponent_koikoi=calls[1 - me],
-            improved_after_koikoi=calls[me] > 0 and view.round_scores[me] > view.called_scores[me],
+        settled = scorer.settle_stop(
+            me, view.piles[me], view.month, view.koikoi_calls, view.round_scores, view.called_scores
         )
-        if calls[me]:
+        if view.koikoi_calls[me]:
             return Tip(
                 "decide_again",
                 t("Koi-koi again, or stop and score {points} points?"),

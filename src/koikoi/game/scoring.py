@@ -23,7 +23,7 @@ capture piles (48-bit card sets, see :mod:`koikoi.game.cards`) under docs/rules.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Final
@@ -612,6 +612,43 @@ class Scorer:
             points = m.apply(points)
         return Settlement(
             winner, reason, result.yaku, base, tuple(steps), points, self._deltas(winner, points)
+        )
+
+    def settle_stop(
+        self,
+        winner: int,
+        pile: int,
+        month: int,
+        koikoi_calls: Sequence[int],
+        scores: Sequence[int],
+        called_scores: Sequence[int],
+        *,
+        reason: str = "stop",
+    ) -> Settlement:
+        """The settlement if ``winner`` stops now: :meth:`evaluate` then :meth:`settle`.
+
+        Args:
+            winner: the player who stops, 0 or 1.
+            pile: the winner's capture pile (a mask).
+            month: the round's month.
+            koikoi_calls: both players' koi-koi calls this round.
+            scores: both players' yaku totals now.
+            called_scores: both players' totals at their last koi-koi call.
+            reason: why the round ends (``"stop"``, or a rule's "as if stopped").
+
+        >>> from koikoi.game.cards import parse_cards
+        >>> pile = parse_cards("1L 3L 8L")
+        >>> Scorer(Rules()).settle_stop(0, pile, 1, (0, 1), (5, 0), (0, 0)).points
+        10
+        """
+        called = koikoi_calls[winner]
+        return self.settle(
+            self.evaluate(pile, month, called > 0),
+            winner=winner,
+            reason=reason,
+            own_koikoi=called,
+            opponent_koikoi=koikoi_calls[1 - winner],
+            improved_after_koikoi=called > 0 and scores[winner] > called_scores[winner],
         )
 
     def award(
