@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final, Literal
 
 from koikoi.game.errors import InvalidInputError
@@ -93,6 +93,13 @@ def _ratio(part: int, whole: int) -> float | None:
 def _yaku_pairs(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
     """Most made first, then by name: a stable order for display and comparison."""
     return tuple(sorted(((k, v) for k, v in counts.items() if v), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _field_values(value: GameLine | Tally) -> dict[str, Any]:
+    """The fields by name, in order; ``yaku`` becomes an object ``{key: times}``."""
+    out = {f.name: getattr(value, f.name) for f in fields(value)}
+    out["yaku"] = dict(value.yaku)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,22 +141,7 @@ class GameLine:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready; ``yaku`` becomes an object ``{key: times}``."""
-        return {
-            "seat": self.seat,
-            "opponent": self.opponent,
-            "rules": self.rules,
-            "created": self.created,
-            "result": self.result,
-            "score": list(self.score),
-            "rounds": self.rounds,
-            "rounds_won": self.rounds_won,
-            "points_won": self.points_won,
-            "net_points": self.net_points,
-            "yaku": dict(self.yaku),
-            "koikoi_calls": self.koikoi_calls,
-            "koikoi_successes": self.koikoi_successes,
-            "game_id": self.game_id,
-        }
+        return {**_field_values(self), "score": list(self.score)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,17 +186,7 @@ class Tally:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, the rates included; ``yaku`` becomes an object ``{key: times}``."""
         return {
-            "games": self.games,
-            "wins": self.wins,
-            "losses": self.losses,
-            "draws": self.draws,
-            "rounds": self.rounds,
-            "rounds_won": self.rounds_won,
-            "points_won": self.points_won,
-            "net_points": self.net_points,
-            "yaku": dict(self.yaku),
-            "koikoi_calls": self.koikoi_calls,
-            "koikoi_successes": self.koikoi_successes,
+            **_field_values(self),
             "win_rate": self.win_rate,
             "points_per_round": self.points_per_round,
             "points_per_game": self.points_per_game,
