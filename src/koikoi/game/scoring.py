@@ -813,9 +813,13 @@ class Scorer:
         return out
 
     def _finish_open(
-        self, out: list[_Entry], captured: int, month: int, called: bool
+        self, out: list[_Entry], captured: int, month: int, called: bool, plain_roles: int
     ) -> list[_Entry]:
-        """Add the yaku that score on their own under absorb and separate."""
+        """Add kasu and the yaku that score on their own under absorb and separate."""
+        if captured & PLAINS:
+            kasu = self._kasu(captured, plain_roles)
+            if kasu is not None:
+                out.append(kasu)
         if month:
             out.extend(self._month_yaku(captured, month))
         if captured & SAKE_CUP and self._viewing_exists:
@@ -886,11 +890,7 @@ class Scorer:
                 best = ("tanzaku", pts, ribbons)
             if best is not None:
                 out.append(best)
-        if captured & PLAINS:
-            kasu = self._kasu(captured, plain_roles)
-            if kasu is not None:
-                out.append(kasu)
-        return self._finish_open(out, captured, month, called)
+        return self._finish_open(out, captured, month, called, plain_roles)
 
     def _open_separate(
         self, captured: int, month: int, called: bool, animal: bool, plain_roles: int
@@ -921,11 +921,7 @@ class Scorer:
         nr = ribbons.bit_count()
         if self._tanzaku_pts[nr]:
             out.append(("tanzaku", self._tanzaku_pts[nr], ribbons))
-        if captured & PLAINS:
-            kasu = self._kasu(captured, plain_roles)
-            if kasu is not None:
-                out.append(kasu)
-        return self._finish_open(out, captured, month, called)
+        return self._finish_open(out, captured, month, called, plain_roles)
 
     def _exclusive(
         self, captured: int, month: int, called: bool, animal: bool, plain_roles: int
