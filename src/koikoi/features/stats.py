@@ -185,13 +185,8 @@ class Tally:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, the rates included; ``yaku`` becomes an object ``{key: times}``."""
-        return {
-            **_field_values(self),
-            "win_rate": self.win_rate,
-            "points_per_round": self.points_per_round,
-            "points_per_game": self.points_per_game,
-            "koikoi_success_rate": self.koikoi_success_rate,
-        }
+        rates = ("win_rate", "points_per_round", "points_per_game", "koikoi_success_rate")
+        return {**_field_values(self), **{name: getattr(self, name) for name in rates}}
 
 
 def format_percent(rate: float | None) -> str:
