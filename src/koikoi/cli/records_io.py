@@ -14,6 +14,7 @@ the command with one line naming it, and nothing is written.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,75 +130,90 @@ def _is_guan_file(path: Path) -> bool:
     return is_guan(data)
 
 
-def run_import(args: argparse.Namespace) -> int:
-    """Run ``koikoi import FORMAT FILE...``."""
+def _converted(
+    args: argparse.Namespace,
+    convert: Callable[[Path], tuple[Path, str, str, str]],
+    done: Callable[[int, Path], str],
+) -> int:
+    """Convert every input file, then write them all and say what was done.
+
+    Args:
+        args: the command's arguments (``files``, ``out``).
+        convert: one input file to ``(source, target file name, text, note)``.
+        done: the closing line, from the number of files and the folder.
+    """
     usage = _usage(args)
     if usage is not None:
         return usage
-    from koikoi.game.errors import RecordError
-    from koikoi.i18n import t, tn
-    from koikoi.lab.guan import guan_to_record, is_guan, json_files, load_guan
+    from koikoi.lab.guan import json_files
 
-    converted: list[tuple[Path, str, str, str]] = []
-    for path in json_files(args.files):
-        data, where = load_guan(path)
-        if not is_guan(data):
-            hint = " (it is a koikoi record)" if isinstance(data, dict) and "format" in data else ""
-            raise RecordError(
-                f"{where}: not a Guan game file{hint}: expected an object with 'info', "
-                "'result' and 'record'"
-            )
-        record = guan_to_record(data, where=where)
-        outcome = (
-            t("unfinished") if not record.finished else t("scores {scores}", scores=record.scores)
-        )
-        note = f"{_rounds(len(record.deals))}, {outcome}"
-        converted.append((path, f"{path.stem}.record.json", record.to_json(), note))
+    converted = [convert(path) for path in json_files(args.files)]
     folder = _write_all(args.out, converted)
-    print(
-        tn(
-            "imported {n} game into {folder}",
-            "imported {n} games into {folder}",
-            len(converted),
-            folder=folder,
-        )
-    )
+    print(done(len(converted), folder))
     return 0
+
+
+def _import_one(path: Path) -> tuple[Path, str, str, str]:
+    from koikoi.game.errors import RecordError
+    from koikoi.i18n import t
+    from koikoi.lab.guan import guan_to_record, is_guan, load_guan
+
+    data, where = load_guan(path)
+    if not is_guan(data):
+        hint = " (it is a koikoi record)" if isinstance(data, dict) and "format" in data else ""
+        raise RecordError(
+            f"{where}: not a Guan game file{hint}: expected an object with 'info', "
+            "'result' and 'record'"
+        )
+    record = guan_to_record(data, where=where)
+    outcome = t("unfinished") if not record.finished else t("scores {scores}", scores=record.scores)
+    note = f"{_rounds(len(record.deals))}, {outcome}"
+    return path, f"{path.stem}.record.json", record.to_json(), note
+
+
+def _export_one(path: Path) -> tuple[Path, str, str, str]:
+    from koikoi.game.errors import RecordError
+    from koikoi.game.record import load_record
+    from koikoi.lab.guan import guan_to_json, record_to_guan
+
+    try:
+        record = load_record(path)
+    except RecordError as exc:
+        if _is_guan_file(path):
+            raise RecordError(f"{exc} (it is a Guan game file: see koikoi import guan)") from None
+        raise
+    try:
+        data = record_to_guan(record)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    name = f"{path.stem.removesuffix('.record')}.guan.json"
+    return path, name, guan_to_json(data), _rounds(len(data["record"]))
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Run ``koikoi import FORMAT FILE...``."""
+    from koikoi.i18n import tn
+
+    return _converted(
+        args,
+        _import_one,
+        lambda n, folder: tn(
+            "imported {n} game into {folder}", "imported {n} games into {folder}", n, folder=folder
+        ),
+    )
 
 
 def run_export(args: argparse.Namespace) -> int:
     """Run ``koikoi export FORMAT RECORD...``."""
-    usage = _usage(args)
-    if usage is not None:
-        return usage
-    from koikoi.game.errors import RecordError
-    from koikoi.game.record import load_record
     from koikoi.i18n import tn
-    from koikoi.lab.guan import guan_to_json, json_files, record_to_guan
 
-    converted: list[tuple[Path, str, str, str]] = []
-    for path in json_files(args.files):
-        try:
-            record = load_record(path)
-        except RecordError as exc:
-            if _is_guan_file(path):
-                raise RecordError(
-                    f"{exc} (it is a Guan game file: see koikoi import guan)"
-                ) from None
-            raise
-        try:
-            data = record_to_guan(record)
-        except RecordError as exc:
-            raise RecordError(f"{path}: {exc}") from None
-        name = f"{path.stem.removesuffix('.record')}.guan.json"
-        converted.append((path, name, guan_to_json(data), _rounds(len(data["record"]))))
-    folder = _write_all(args.out, converted)
-    print(
-        tn(
+    return _converted(
+        args,
+        _export_one,
+        lambda n, folder: tn(
             "exported {n} record into {folder}",
             "exported {n} records into {folder}",
-            len(converted),
+            n,
             folder=folder,
-        )
+        ),
     )
-    return 0

@@ -83,56 +83,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _percent(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate:.0%}"
-
-
-def _signed(value: float | None, digits: int) -> str:
-    return "—" if value is None else f"{value:+.{digits}f}"
-
-
 def _tally_lines(total: Tally) -> list[str]:
     from koikoi.features.progress import YAKU_LABELS
-    from koikoi.i18n import t, tn
+    from koikoi.features.stats import totals_lines
+    from koikoi.i18n import t
 
-    lines = [
-        tn("{n} game", "{n} games", total.games)
-        + ": "
-        + t(
-            "{wins} won, {losses} lost, {draws} drawn ({rate} won)",
-            wins=total.wins,
-            losses=total.losses,
-            draws=total.draws,
-            rate=_percent(total.win_rate),
-        ),
-        t(
-            "Rounds: {rounds}, {won} won. Points won: {points}; net {net} "
-            "({per_round} a round, {per_game} a game).",
-            rounds=total.rounds,
-            won=total.rounds_won,
-            points=total.points_won,
-            net=f"{total.net_points:+d}",
-            per_round=_signed(total.points_per_round, 2),
-            per_game=_signed(total.points_per_game, 1),
-        ),
-    ]
-    if total.koikoi_calls:
-        lines.append(
-            t(
-                "Koi-koi calls: {calls}, {successes} succeeded ({rate}).",
-                calls=total.koikoi_calls,
-                successes=total.koikoi_successes,
-                rate=_percent(total.koikoi_success_rate),
-            )
-        )
-    else:
-        lines.append(t("Koi-koi calls: none yet."))
+    games, results, points, koikoi = totals_lines(total)
     made = ", ".join(f"{YAKU_LABELS.get(n, n)} ×{k}" for n, k in total.yaku)
-    lines.append(t("Yaku made") + ": " + (made or t("none yet")))
-    return lines
+    return [
+        games + ": " + results,
+        points,
+        koikoi,
+        t("Yaku made") + ": " + (made or t("none yet")),
+    ]
 
 
 def _breakdown(title: str, rows: tuple[tuple[str, Tally], ...]) -> list[str]:
+    from koikoi.features.stats import format_percent, format_signed
     from koikoi.i18n import t, tn
 
     width = max((len(name) for name, _ in rows), default=0)
@@ -149,9 +116,9 @@ def _breakdown(title: str, rows: tuple[tuple[str, Tally], ...]) -> list[str]:
                 wins=tally.wins,
                 losses=tally.losses,
                 draws=tally.draws,
-                rate=_percent(tally.win_rate),
+                rate=format_percent(tally.win_rate),
                 net=f"{tally.net_points:+d}",
-                per_round=_signed(tally.points_per_round, 2),
+                per_round=format_signed(tally.points_per_round, 2),
                 koikoi=koikoi,
             )
         )

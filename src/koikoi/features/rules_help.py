@@ -564,6 +564,22 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _preset_table_head(
+    heading: str, intro: str, columns: tuple[str, ...], *, numbers: bool
+) -> list[str]:
+    """Markdown lines: a heading, an introduction, then the head of a table of
+    ``columns`` and one column per preset (right-aligned when they hold ``numbers``)."""
+    preset_rule = "---:|" if numbers else "---|"
+    return [
+        heading,
+        "",
+        intro,
+        "",
+        "| " + " | ".join((*columns, *PRESET_NAMES)) + " |",
+        "|" + "---|" * len(columns) + preset_rule * len(PRESET_NAMES),
+    ]
+
+
 def reference_markdown() -> str:
     """The generated part of ``docs/rules.md``: every option, every preset's yaku, the
     options on which the presets differ."""
@@ -588,16 +604,14 @@ def reference_markdown() -> str:
                 f"Example: `{name} = {info.example}` under `[{section}]`: {info.example_note}."
             )
             out.append("")
-    out.append("## Yaku and points of every preset")
-    out.append("")
-    out.append(
+    out += _preset_table_head(
+        "## Yaku and points of every preset",
         "Points of each yaku (a dash: the preset does not have it). Teshi and kuttsuki "
         "are instant hands, scored from the dealt cards. What a yaku needs can depend "
-        "on the options: the table gives the nintendo wording."
+        "on the options: the table gives the nintendo wording.",
+        ("yaku", "日本語", "needs"),
+        numbers=True,
     )
-    out.append("")
-    out.append("| yaku | 日本語 | needs | " + " | ".join(PRESET_NAMES) + " |")
-    out.append("|---|---|---|" + "---:|" * len(PRESET_NAMES))
     presets = [get_rules(name) for name in PRESET_NAMES]
     nintendo = get_rules("nintendo")
     all_points = [r.yaku_points() for r in presets]
@@ -615,16 +629,14 @@ def reference_markdown() -> str:
     for rules in presets:
         out.append(f"- **{rules.name}**: {' '.join(rules.description.split())}")
     out.append("")
-    out.append("### Where the presets differ")
-    out.append("")
-    out.append(
+    out += _preset_table_head(
+        "### Where the presets differ",
         "Every option outside `[points]` on which the presets do not all agree (the "
         "points are in the table above); an option not listed here has the same "
-        "value in every preset."
+        "value in every preset.",
+        ("option",),
+        numbers=False,
     )
-    out.append("")
-    out.append("| option | " + " | ".join(PRESET_NAMES) + " |")
-    out.append("|---|" + "---|" * len(PRESET_NAMES))
     for key, values in preset_differences():
         if key.startswith("points."):
             continue

@@ -59,20 +59,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final, Literal
 
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.record import GameRecord
+from koikoi.i18n import t, tn
 
 __all__ = [
     "GameLine",
     "Result",
     "Summary",
     "Tally",
+    "format_percent",
+    "format_signed",
     "game_line",
     "summarize",
     "summarize_lines",
+    "totals_lines",
 ]
 
 Result = Literal["win", "loss", "draw"]
@@ -89,6 +93,13 @@ def _ratio(part: int, whole: int) -> float | None:
 def _yaku_pairs(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
     """Most made first, then by name: a stable order for display and comparison."""
     return tuple(sorted(((k, v) for k, v in counts.items() if v), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _field_values(value: GameLine | Tally) -> dict[str, Any]:
+    """The fields by name, in order; ``yaku`` becomes an object ``{key: times}``."""
+    out = {f.name: getattr(value, f.name) for f in fields(value)}
+    out["yaku"] = dict(value.yaku)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,22 +141,7 @@ class GameLine:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready; ``yaku`` becomes an object ``{key: times}``."""
-        return {
-            "seat": self.seat,
-            "opponent": self.opponent,
-            "rules": self.rules,
-            "created": self.created,
-            "result": self.result,
-            "score": list(self.score),
-            "rounds": self.rounds,
-            "rounds_won": self.rounds_won,
-            "points_won": self.points_won,
-            "net_points": self.net_points,
-            "yaku": dict(self.yaku),
-            "koikoi_calls": self.koikoi_calls,
-            "koikoi_successes": self.koikoi_successes,
-            "game_id": self.game_id,
-        }
+        return {**_field_values(self), "score": list(self.score)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,23 +185,64 @@ class Tally:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, the rates included; ``yaku`` becomes an object ``{key: times}``."""
-        return {
-            "games": self.games,
-            "wins": self.wins,
-            "losses": self.losses,
-            "draws": self.draws,
-            "rounds": self.rounds,
-            "rounds_won": self.rounds_won,
-            "points_won": self.points_won,
-            "net_points": self.net_points,
-            "yaku": dict(self.yaku),
-            "koikoi_calls": self.koikoi_calls,
-            "koikoi_successes": self.koikoi_successes,
-            "win_rate": self.win_rate,
-            "points_per_round": self.points_per_round,
-            "points_per_game": self.points_per_game,
-            "koikoi_success_rate": self.koikoi_success_rate,
-        }
+        rates = ("win_rate", "points_per_round", "points_per_game", "koikoi_success_rate")
+        return {**_field_values(self), **{name: getattr(self, name) for name in rates}}
+
+
+def format_percent(rate: float | None) -> str:
+    """A rate as a whole percentage, ``"—"`` for none.
+
+    >>> format_percent(0.5), format_percent(None)
+    ('50%', '—')
+    """
+    return "—" if rate is None else f"{rate:.0%}"
+
+
+def format_signed(value: float | None, digits: int = 1) -> str:
+    """A number with its sign and ``digits`` decimals, ``"—"`` for none.
+
+    >>> format_signed(1.25, 2), format_signed(-0.5), format_signed(None)
+    ('+1.25', '-0.5', '—')
+    """
+    return "—" if value is None else f"{value:+.{digits}f}"
+
+
+def totals_lines(total: Tally) -> tuple[str, str, str, str]:
+    """The totals as plain text in the chosen language, for the CLI and the terminal game.
+
+    Returns:
+        ``(games, results, points, koikoi)``: the number of games (``"3 games"``),
+        the wins, losses and draws, the rounds and points, and the koi-koi calls.
+        A line of text is ``games + ": " + results``, then each of the others.
+    """
+    games = tn("{n} game", "{n} games", total.games)
+    results = t(
+        "{wins} won, {losses} lost, {draws} drawn ({rate} won)",
+        wins=total.wins,
+        losses=total.losses,
+        draws=total.draws,
+        rate=format_percent(total.win_rate),
+    )
+    points = t(
+        "Rounds: {rounds}, {won} won. Points won: {points}; net {net} "
+        "({per_round} a round, {per_game} a game).",
+        rounds=total.rounds,
+        won=total.rounds_won,
+        points=total.points_won,
+        net=f"{total.net_points:+d}",
+        per_round=format_signed(total.points_per_round, 2),
+        per_game=format_signed(total.points_per_game),
+    )
+    if total.koikoi_calls:
+        koikoi = t(
+            "Koi-koi calls: {calls}, {successes} succeeded ({rate}).",
+            calls=total.koikoi_calls,
+            successes=total.koikoi_successes,
+            rate=format_percent(total.koikoi_success_rate),
+        )
+    else:
+        koikoi = t("Koi-koi calls: none yet.")
+    return games, results, points, koikoi
 
 
 @dataclass(frozen=True, slots=True)

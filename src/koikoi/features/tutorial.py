@@ -487,6 +487,17 @@ def lessons(view: PlayerView) -> list[Tip]:
 # ------------------------------------------------------------------------ prompts
 
 
+def _your_turn(cards: tuple[str, ...]) -> Tip:
+    """The short prompt of a kind of turn already explained: play the highlighted card."""
+    return Tip(
+        "your_turn",
+        t("Your turn: the highlighted card is a good play."),
+        cards=cards,
+        areas=("hand",),
+        wait=False,
+    )
+
+
 def _earlier_turns(view: PlayerView) -> list[int]:
     """How many field cards matched each earlier hand card of the player (0, 1, 2, 3)."""
     me = view.player
@@ -524,17 +535,10 @@ def prompt(view: PlayerView) -> Tip | None:
     if view.phase is Phase.DECIDE:
         scorer = shared_scorer(view.rules)
         me = view.player
-        calls = view.koikoi_calls
-        result = scorer.evaluate(view.piles[me], view.month, calls[me] > 0)
-        settled = scorer.settle(
-            result,
-            winner=me,
-            reason="stop",
-            own_koikoi=calls[me],
-            opponent_koikoi=calls[1 - me],
-            improved_after_koikoi=calls[me] > 0 and view.round_scores[me] > view.called_scores[me],
+        settled = scorer.settle_stop(
+            me, view.piles[me], view.month, view.koikoi_calls, view.round_scores, view.called_scores
         )
-        if calls[me]:
+        if view.koikoi_calls[me]:
             return Tip(
                 "decide_again",
                 t("Koi-koi again, or stop and score {points} points?"),
@@ -574,13 +578,7 @@ def prompt(view: PlayerView) -> Tip | None:
     if not matches:
         if any(_captures(view, i) for i in view.legal_ids):
             # Only when a rule forbids it could the pick lay a card while one matches.
-            return Tip(
-                "your_turn",
-                t("Your turn: the highlighted card is a good play."),
-                cards=(CODES[card],),
-                areas=("hand",),
-                wait=False,
-            )
+            return _your_turn((CODES[card],))
         if 0 in earlier:
             return Tip(
                 "your_turn_lay",
@@ -604,13 +602,7 @@ def prompt(view: PlayerView) -> Tip | None:
     if n == 2:
         target = CODES[(pick - PLAY_TARGET_BASE) % 48] if pick >= PLAY_TARGET_BASE else None
         if 2 in earlier:
-            return Tip(
-                "your_turn",
-                t("Your turn: the highlighted card is a good play."),
-                cards=shown,
-                areas=("hand",),
-                wait=False,
-            )
+            return _your_turn(shown)
         ordered = (
             CODES[card],
             *((target,) if target else ()),
@@ -635,13 +627,7 @@ def prompt(view: PlayerView) -> Tip | None:
             wait=False,
         )
     if 1 in earlier:
-        return Tip(
-            "your_turn",
-            t("Your turn: the highlighted card is a good play."),
-            cards=shown,
-            areas=("hand",),
-            wait=False,
-        )
+        return _your_turn(shown)
     return Tip(
         "play_match",
         t(

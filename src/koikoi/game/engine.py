@@ -786,18 +786,16 @@ class Round:
         self._settle_as_stop(p, "stop")
 
     def _settle_as_stop(self, p: int, reason: str) -> None:
-        calls = self.koikoi_calls
-        result = self.scorer.evaluate(self.piles[p], self.month, calls[p] > 0)
-        self._finish(
-            self.scorer.settle(
-                result,
-                winner=p,
-                reason=reason,
-                own_koikoi=calls[p],
-                opponent_koikoi=calls[1 - p],
-                improved_after_koikoi=calls[p] > 0 and self.scores[p] > self.called_scores[p],
-            )
+        settlement = self.scorer.settle_stop(
+            p,
+            self.piles[p],
+            self.month,
+            self.koikoi_calls,
+            self.scores,
+            self.called_scores,
+            reason=reason,
         )
+        self._finish(settlement)
 
     def _exhausted(self) -> None:
         rule = self.rules.end.exhausted

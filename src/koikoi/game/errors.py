@@ -7,6 +7,7 @@ them are also ``ValueError`` so that callers may catch either.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 __all__ = [
     "IllegalActionError",
@@ -15,6 +16,7 @@ __all__ = [
     "RecordError",
     "RulesError",
     "json_error_text",
+    "read_text_file",
 ]
 
 
@@ -58,3 +60,30 @@ def json_error_text(exc: json.JSONDecodeError) -> str:
     """
     message = exc.msg.removesuffix(" at")
     return f"{message} at line {exc.lineno} column {exc.colno}"
+
+
+def read_text_file(path: str | Path, *, what: str, error: type[KoiKoiError]) -> str:
+    """The UTF-8 text of the file at ``path``.
+
+    Args:
+        path: the file.
+        what: what the file should be, for messages (``"record"``, ``"rules file"``).
+        error: the error to raise (:class:`RecordError`, :class:`RulesError`).
+
+    Raises:
+        KoiKoiError: ``error``, naming ``what`` and the path, when the file cannot
+            be read or is not UTF-8 text.
+
+    >>> read_text_file("nofile", what="rules file", error=RulesError)
+    Traceback (most recent call last):
+    ...
+    koikoi.game.errors.RulesError: cannot read rules file 'nofile': No such file or directory
+    """
+    p = Path(path)
+    where = str(p)
+    try:
+        return p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"cannot read {what} {where!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise error(f"{what} {where!r} is not UTF-8 text") from None

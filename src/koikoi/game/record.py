@@ -44,6 +44,7 @@ from koikoi.game.errors import (
     KoiKoiError,
     RecordError,
     json_error_text,
+    read_text_file,
 )
 from koikoi.game.rules import SECTION_TYPES, Rules, rules_from_dict
 from koikoi.game.scoring import Settlement
@@ -728,14 +729,8 @@ def read_json_file(path: str | Path, *, what: str) -> tuple[Any, str]:
     Raises:
         RecordError: the file cannot be read, is not UTF-8 text or is not JSON.
     """
-    p = Path(path)
-    where = str(p)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RecordError(f"cannot read {what} {where!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{what} {where!r} is not UTF-8 text") from None
+    where = str(Path(path))
+    text = read_text_file(path, what=what, error=RecordError)
     return _parse_json(text, where), where
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from koikoi.game.cards import parse_card
-from koikoi.game.errors import InvalidInputError, RulesError
+from koikoi.game.errors import InvalidInputError, RulesError, read_text_file
 
 __all__ = [
     "PRESET_NAMES",
@@ -452,14 +452,8 @@ def load_rules_text(text: str, *, source: str = "house rules") -> Rules:
 
 def load_rules_file(path: str | Path) -> Rules:
     """House rules from a TOML file (see :func:`load_rules_text`)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError(f"cannot read rules file {str(p)!r}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise RulesError(f"rules file {str(p)!r} is not UTF-8 text") from None
-    return load_rules_text(text, source=str(p))
+    text = read_text_file(path, what="rules file", error=RulesError)
+    return load_rules_text(text, source=str(Path(path)))
 
 
 def load_rules(name_or_path: str | Path) -> Rules:

@@ -23,7 +23,7 @@ capture piles (48-bit card sets, see :mod:`koikoi.game.cards`) under docs/rules.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Final
@@ -614,6 +614,43 @@ class Scorer:
             winner, reason, result.yaku, base, tuple(steps), points, self._deltas(winner, points)
         )
 
+    def settle_stop(
+        self,
+        winner: int,
+        pile: int,
+        month: int,
+        koikoi_calls: Sequence[int],
+        scores: Sequence[int],
+        called_scores: Sequence[int],
+        *,
+        reason: str = "stop",
+    ) -> Settlement:
+        """The settlement if ``winner`` stops now: :meth:`evaluate` then :meth:`settle`.
+
+        Args:
+            winner: the player who stops, 0 or 1.
+            pile: the winner's capture pile (a mask).
+            month: the round's month.
+            koikoi_calls: both players' koi-koi calls this round.
+            scores: both players' yaku totals now.
+            called_scores: both players' totals at their last koi-koi call.
+            reason: why the round ends (``"stop"``, or a rule's "as if stopped").
+
+        >>> from koikoi.game.cards import parse_cards
+        >>> pile = parse_cards("1L 3L 8L")
+        >>> Scorer(Rules()).settle_stop(0, pile, 1, (0, 1), (5, 0), (0, 0)).points
+        10
+        """
+        called = koikoi_calls[winner]
+        return self.settle(
+            self.evaluate(pile, month, called > 0),
+            winner=winner,
+            reason=reason,
+            own_koikoi=called,
+            opponent_koikoi=koikoi_calls[1 - winner],
+            improved_after_koikoi=called > 0 and scores[winner] > called_scores[winner],
+        )
+
     def award(
         self, winner: int, points: int, reason: str, *, yaku: tuple[YakuScore, ...] = ()
     ) -> Settlement:
@@ -776,9 +813,13 @@ class Scorer:
         return out
 
     def _finish_open(
-        self, out: list[_Entry], captured: int, month: int, called: bool
+        self, out: list[_Entry], captured: int, month: int, called: bool, plain_roles: int
     ) -> list[_Entry]:
-        """Add the yaku that score on their own under absorb and separate."""
+        """Add kasu and the yaku that score on their own under absorb and separate."""
+        if captured & PLAINS:
+            kasu = self._kasu(captured, plain_roles)
+            if kasu is not None:
+                out.append(kasu)
         if month:
             out.extend(self._month_yaku(captured, month))
         if captured & SAKE_CUP and self._viewing_exists:
@@ -849,11 +890,7 @@ class Scorer:
                 best = ("tanzaku", pts, ribbons)
             if best is not None:
                 out.append(best)
-        if captured & PLAINS:
-            kasu = self._kasu(captured, plain_roles)
-            if kasu is not None:
-                out.append(kasu)
-        return self._finish_open(out, captured, month, called)
+        return self._finish_open(out, captured, month, called, plain_roles)
 
     def _open_separate(
         self, captured: int, month: int, called: bool, animal: bool, plain_roles: int
@@ -884,11 +921,7 @@ class Scorer:
         nr = ribbons.bit_count()
         if self._tanzaku_pts[nr]:
             out.append(("tanzaku", self._tanzaku_pts[nr], ribbons))
-        if captured & PLAINS:
-            kasu = self._kasu(captured, plain_roles)
-            if kasu is not None:
-                out.append(kasu)
-        return self._finish_open(out, captured, month, called)
+        return self._finish_open(out, captured, month, called, plain_roles)
 
     def _exclusive(
         self, captured: int, month: int, called: bool, animal: bool, plain_roles: int

@@ -72,6 +72,12 @@ def legal_ids(rnd: Round) -> list[int]:
     return [int(a) for a in buf[:n]]
 
 
+def _check_playouts(errors: int) -> None:
+    """Raise if the kernel says some playouts reached a state with no legal action."""
+    if errors:
+        raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+
+
 def playout_values(rnd: Round, n: int, seed: int, policy: str = "random") -> npt.NDArray[np.int64]:
     """The value for player 0 of each of ``n`` playouts of ``rnd`` (which is not changed).
 
@@ -93,9 +99,9 @@ def playout_values(rnd: Round, n: int, seed: int, policy: str = "random") -> npt
     impl = compiled()
     st = encode_round(rnd)
     out = np.zeros(n, dtype=np.int64)
-    errors = impl.playouts(st.state, st.stock, rules_array(rnd.rules), rng_state(seed), code, out)
-    if errors:
-        raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+    _check_playouts(
+        impl.playouts(st.state, st.stock, rules_array(rnd.rules), rng_state(seed), code, out)
+    )
     return out
 
 
@@ -264,9 +270,7 @@ def search_batch(*arrays_and_options: Any) -> None:
     Raises:
         RuntimeError: if a playout reached a state with no legal action.
     """
-    errors = compiled().search_batch(*arrays_and_options)
-    if errors:
-        raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+    _check_playouts(compiled().search_batch(*arrays_and_options))
 
 
 def new_tree(
@@ -286,9 +290,7 @@ def tree_search(*arrays_and_options: Any) -> None:
     Raises:
         RuntimeError: if a playout reached a state with no legal action.
     """
-    errors = compiled().tree_search(*arrays_and_options)
-    if errors:
-        raise RuntimeError(f"{errors} playouts reached a state with no legal action")
+    _check_playouts(compiled().tree_search(*arrays_and_options))
 
 
 def tree_root(

@@ -344,16 +344,8 @@ class Room:
         if "decision" not in cache:
             rnd = self.match.round
             p = rnd.current
-            calls = rnd.koikoi_calls
-            scorer = self.match.scorer
-            result = scorer.evaluate(rnd.piles[p], rnd.month, calls[p] > 0)
-            settlement = scorer.settle(
-                result,
-                winner=p,
-                reason="stop",
-                own_koikoi=calls[p],
-                opponent_koikoi=calls[1 - p],
-                improved_after_koikoi=calls[p] > 0 and rnd.scores[p] > rnd.called_scores[p],
+            settlement = self.match.scorer.settle_stop(
+                p, rnd.piles[p], rnd.month, rnd.koikoi_calls, rnd.scores, rnd.called_scores
             )
             cache["decision"] = {
                 "player": p,

@@ -154,6 +154,10 @@ class KoiKoiApp(App[None]):
             on_done=self._after_game,
             history=self.history,
         )
+        self._show_game(screen)
+
+    def _show_game(self, screen: GameScreen) -> None:
+        """Show ``screen`` in place of the screen on top, or over the first one."""
         self.game_screen = screen
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
@@ -173,11 +177,7 @@ class KoiKoiApp(App[None]):
         screen = TutorialScreen(
             new_tutorial_game(advisor=self.advisor), pace=pace, on_done=self._after_tutorial
         )
-        self.game_screen = screen
-        if len(self.screen_stack) > 1:
-            self.switch_screen(screen)
-        else:
-            self.push_screen(screen)
+        self._show_game(screen)
 
     def _after_tutorial(self, choice: str) -> None:
         self.game_screen = None

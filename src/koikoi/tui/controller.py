@@ -530,16 +530,8 @@ class GameController:
     def stop_preview(self, player: int = HUMAN) -> Settlement:
         """What ``player`` would score by stopping now, multipliers included."""
         v = self.view()
-        calls = v.koikoi_calls
-        result = self.current_yaku(player)
-        improved = calls[player] > 0 and v.round_scores[player] > v.called_scores[player]
-        return self.scorer.settle(
-            result,
-            winner=player,
-            reason="stop",
-            own_koikoi=calls[player],
-            opponent_koikoi=calls[1 - player],
-            improved_after_koikoi=improved,
+        return self.scorer.settle_stop(
+            player, v.piles[player], v.month, v.koikoi_calls, v.round_scores, v.called_scores
         )
 
     @property

@@ -26,7 +26,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from koikoi.features.progress import yaku_label
-from koikoi.features.stats import GameLine, Tally
+from koikoi.features.stats import (
+    GameLine,
+    Tally,
+    format_percent,
+    format_signed,
+    totals_lines,
+)
 from koikoi.game.errors import KoiKoiError
 from koikoi.i18n import N_, t, tn
 from koikoi.tui.history import FinishedGame, History, read_history, summary
@@ -41,14 +47,6 @@ __all__ = [
     "tally_table",
     "totals_text",
 ]
-
-
-def _percent(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate:.0%}"
-
-
-def _signed(value: float | None, digits: int = 1) -> str:
-    return "—" if value is None else f"{value:+.{digits}f}"
 
 
 def result_word(result: str) -> str:
@@ -74,7 +72,8 @@ def finished_at(stamp: str) -> str:
 def _koikoi_cell(tally: Tally) -> str:
     if not tally.koikoi_calls:
         return "0"
-    return f"{tally.koikoi_successes}/{tally.koikoi_calls} ({_percent(tally.koikoi_success_rate)})"
+    rate = format_percent(tally.koikoi_success_rate)
+    return f"{tally.koikoi_successes}/{tally.koikoi_calls} ({rate})"
 
 
 def tally_table(title: str, rows: Sequence[tuple[str, Tally]]) -> RichTable:
@@ -100,52 +99,23 @@ def tally_table(title: str, rows: Sequence[tuple[str, Tally]]) -> RichTable:
             name,
             str(tally.games),
             f"{tally.wins}-{tally.losses}-{tally.draws}",
-            _percent(tally.win_rate),
+            format_percent(tally.win_rate),
             f"{tally.net_points:+d}",
-            _signed(tally.points_per_round, 2),
+            format_signed(tally.points_per_round, 2),
             _koikoi_cell(tally),
         )
     return table
 
 
 def _totals_text(total: Tally) -> Text:
+    games, results, points, koikoi = totals_lines(total)
     text = Text()
-    text.append(tn("{n} game", "{n} games", total.games), "bold")
-    text.append(
-        ": "
-        + t(
-            "{wins} won, {losses} lost, {draws} drawn ({rate} won)",
-            wins=total.wins,
-            losses=total.losses,
-            draws=total.draws,
-            rate=_percent(total.win_rate),
-        )
-    )
+    text.append(games, "bold")
+    text.append(": " + results)
     text.append("\n")
-    text.append(
-        t(
-            "Rounds: {rounds}, {won} won. Points won: {points}; net {net} "
-            "({per_round} a round, {per_game} a game).",
-            rounds=total.rounds,
-            won=total.rounds_won,
-            points=total.points_won,
-            net=f"{total.net_points:+d}",
-            per_round=_signed(total.points_per_round, 2),
-            per_game=_signed(total.points_per_game),
-        )
-    )
+    text.append(points)
     text.append("\n")
-    if total.koikoi_calls:
-        text.append(
-            t(
-                "Koi-koi calls: {calls}, {successes} succeeded ({rate}).",
-                calls=total.koikoi_calls,
-                successes=total.koikoi_successes,
-                rate=_percent(total.koikoi_success_rate),
-            )
-        )
-    else:
-        text.append(t("Koi-koi calls: none yet."))
+    text.append(koikoi)
     return text
 
 
