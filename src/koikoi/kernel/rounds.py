@@ -25,21 +25,7 @@ from koikoi.kernel.arrays import (
     rules_array,
 )
 
-__all__ = [
-    "KernelRound",
-    "legal_ids",
-    "lookahead_action",
-    "new_tree",
-    "play_random_round",
-    "play_round",
-    "playout_values",
-    "playouts",
-    "search_batch",
-    "tree_root",
-    "tree_search",
-    "utility_table",
-    "yaku_total",
-]
+# The public names are the package's (koikoi.kernel.__all__), loaded from here on first use.
 
 
 def yaku_total(rules: Rules, pile: int, month: int, koikoi_called: bool) -> int:

@@ -28,13 +28,7 @@ from koikoi.game.scoring import Settlement, YakuResult
 from koikoi.i18n import N_, t, tn
 from koikoi.tui.cardtext import card_caption, card_code_text
 from koikoi.tui.controller import action_text
-from koikoi.tui.widgets import (
-    OVER_TABLE_CLASS,
-    FitsOverTable,
-    TooSmall,
-    fit_over_table,
-    localize_bindings,
-)
+from koikoi.tui.widgets import OVER_TABLE_CLASS, FitsOverTable, TooSmall, localize_bindings
 
 __all__ = [
     "ChoiceOption",
@@ -111,6 +105,8 @@ class ChooseDialog(FitsOverTable, ModalScreen[int | None]):
     above it. Keys ``1``..``9`` pick an option; ``escape`` cancels when ``cancellable``.
     """
 
+    FIT_BOX = "#choose-box"
+
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
@@ -152,8 +148,7 @@ class ChooseDialog(FitsOverTable, ModalScreen[int | None]):
                     yield Button(t("Cancel (Esc)"), id="cancel", variant="default", compact=True)
         yield TooSmall()
 
-    def _fit(self) -> None:
-        rows = fit_over_table(self, self.query_one("#choose-box"), anchor="#hand", least=7)
+    def fitted(self, rows: int) -> None:
         fixed = 2 + 1 + self.query_one("#choose-prompt").size.height + int(self.cancellable)
         self.query_one("#choices").styles.max_height = max(1, rows - fixed)
 
@@ -306,6 +301,9 @@ class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
     A panel at the bottom of the screen: the table (field and hand) stays in view.
     """
 
+    FIT_BOX = "#kk-dialog"
+    FIT_LEAST = 8
+
     DEFAULT_CSS = (
         DIALOG_CSS
         + """
@@ -397,8 +395,7 @@ class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
                 yield Button(t("Ask the AI (a)"), id="advice", variant="default", compact=True)
         yield TooSmall()
 
-    def _fit(self) -> None:
-        rows = fit_over_table(self, self.query_one("#kk-dialog"), anchor="#hand", least=8)
+    def fitted(self, rows: int) -> None:
         self.query_one("#kk-body").styles.max_height = max(2, rows - 4)
 
     def action_koikoi(self) -> None:
@@ -551,6 +548,8 @@ class HintDialog(FitsOverTable, MessageDialog):
     """The expert's value of each legal play, best first (whatever the opponent), over
     the lower table: the field and the hand stay in view."""
 
+    FIT_BOX = "#hint-box"
+
     DEFAULT_CSS = """
     HintDialog { align: center bottom; }
     HintDialog #message-body { height: auto; max-height: 100%; }
@@ -586,8 +585,7 @@ class HintDialog(FitsOverTable, MessageDialog):
                 yield Button(t("OK (Enter)"), id="ok", variant="primary", compact=True)
         yield TooSmall()
 
-    def _fit(self) -> None:
-        rows = fit_over_table(self, self.query_one("#hint-box"), anchor="#hand", least=7)
+    def fitted(self, rows: int) -> None:
         self.query_one("#message-body").styles.max_height = max(2, rows - 5)
 
 

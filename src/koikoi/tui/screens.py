@@ -30,13 +30,7 @@ from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules
 from koikoi.i18n import N_, language, t, td, tn
 from koikoi.tui.cardtext import KIND_MARKS, codes_text, legend_lines, pile_groups, pile_text
 from koikoi.tui.controller import HUMAN, GameController, RoundResult
-from koikoi.tui.widgets import (
-    OVER_TABLE_CLASS,
-    FitsOverTable,
-    TooSmall,
-    fit_over_table,
-    localize_bindings,
-)
+from koikoi.tui.widgets import OVER_TABLE_CLASS, FitsOverTable, TooSmall, localize_bindings
 
 __all__ = [
     "FIRST_DEALER_CHOICES",
@@ -724,6 +718,11 @@ class CapturesScreen(ModalScreen[None]):
 class RoundEndScreen(FitsOverTable, ModalScreen[None]):
     """The settlement explained, both piles, the scores; Enter goes on."""
 
+    # The settlement over the lower table: the field (what was left) stays in view.
+    FIT_BOX = "#re-box"
+    FIT_ANCHOR = "#field"
+    FIT_LEAST = 12
+
     DEFAULT_CSS = """
     RoundEndScreen { align: center bottom; }
     RoundEndScreen #re-box { width: 100%; max-width: 100; height: auto; max-height: 100%;
@@ -785,10 +784,6 @@ class RoundEndScreen(FitsOverTable, ModalScreen[None]):
                 label = t("See the result (Enter)") if self.last else t("Next round (Enter)")
                 yield Button(label, id="next", variant="primary", compact=True)
         yield TooSmall()
-
-    def _fit(self) -> None:
-        # The settlement over the lower table: the field (what was left) stays in view.
-        fit_over_table(self, self.query_one("#re-box"), anchor="#field", least=12)
 
     def action_close(self) -> None:
         self.dismiss(None)

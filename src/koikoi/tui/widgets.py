@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -254,9 +254,16 @@ OVER_TABLE_CLASS: Final = "over-table"
 
 
 class FitsOverTable:
-    """A mixin for the panels shown over the lower table: it sizes the panel (its
-    ``_fit``, usually with :func:`fit_over_table`) when the screen is mounted and at
-    every resize. Put it first among the bases of a ``ModalScreen``."""
+    """A mixin for the panels shown over the lower table: when the screen is mounted
+    and at every resize it sizes the panel ``FIT_BOX`` with :func:`fit_over_table`
+    (the table stays in view down to ``FIT_ANCHOR``, the panel keeps at least
+    ``FIT_LEAST`` rows), then calls :meth:`fitted` with the rows given. Put it first
+    among the bases of a ``ModalScreen``."""
+
+    FIT_BOX: ClassVar[str]
+    """The selector of the panel that is sized."""
+    FIT_ANCHOR: ClassVar[str] = "#hand"
+    FIT_LEAST: ClassVar[int] = 7
 
     def on_mount(self) -> None:
         self._fit()
@@ -265,8 +272,12 @@ class FitsOverTable:
         self._fit()
 
     def _fit(self) -> None:
-        """Size the panel to the room left above or below the table."""
-        raise NotImplementedError
+        screen = cast("Screen[Any]", self)
+        box = screen.query_one(self.FIT_BOX)
+        self.fitted(fit_over_table(screen, box, anchor=self.FIT_ANCHOR, least=self.FIT_LEAST))
+
+    def fitted(self, rows: int) -> None:
+        """Size what is inside the panel to its ``rows`` (nothing by default)."""
 
 
 def fit_over_table(screen: Screen[Any], box: Widget, *, anchor: str, least: int) -> int:
