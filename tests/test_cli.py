@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from koikoi.cli import main
+from koikoi.cli.bench import KERNEL_MISSING
 from koikoi.cli.simulate import match_seed, split_agent_specs
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.record import GameRecord, load_record, replay
@@ -543,12 +544,12 @@ def test_bench_kernel_missing(
 ) -> None:
     monkeypatch.setitem(sys.modules, "koikoi.kernel", None)
     line = fails(capsys, "bench", "kernel")
-    assert line == "koikoi: error: the compiled kernel is not available: install koikoi[fast]"
+    assert line == "koikoi: error: " + KERNEL_MISSING
     kernel = types.ModuleType("koikoi.kernel")
     kernel.available = lambda: False  # type: ignore[attr-defined]
     kernel.benchmark = lambda **kw: {}  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "koikoi.kernel", kernel)
-    assert fails(capsys, "bench", "kernel").endswith("install koikoi[fast]")
+    assert fails(capsys, "bench", "kernel").endswith("(pip install numba numpy)")
 
 
 @pytest.mark.slow

@@ -227,7 +227,7 @@ def opponent_hands(
     per_chain = -(-n // chains)
     try:
         import numpy as np  # noqa: F401 - only whether it is there
-    except ImportError:  # the fast extra installs numpy
+    except ImportError:  # numpy is a dependency; a broken install falls back
         hands = _chains_python(rng, _Chains(len(unseen), k, factors, chains, per_chain))
     else:
         hands = _chains_numpy(rng, _Chains(len(unseen), k, factors, chains, per_chain))

@@ -3,7 +3,7 @@
 * ``koikoi bench engine`` — random play through the engine's public step API
   (see :mod:`koikoi.lab.bench`); rounds/s is the median of ``--repeat`` runs.
 * ``koikoi bench kernel`` — random rounds in the compiled kernel
-  (:func:`koikoi.kernel.benchmark`, needs ``koikoi[fast]``).
+  (:func:`koikoi.kernel.benchmark`).
 * ``koikoi bench agent SPEC`` — decision latency of an agent (mean, p50, p90,
   p99, max) over real decisions against an opponent
   (:func:`koikoi.lab.arena.decision_latency`).
@@ -29,7 +29,9 @@ from koikoi.cli.common import (
 
 __all__ = ["engine_command_line", "register", "run"]
 
-KERNEL_MISSING = "the compiled kernel is not available: install koikoi[fast]"
+KERNEL_MISSING = (
+    "the compiled kernel is not available: numba and numpy must import (pip install numba numpy)"
+)
 JSON_HELP = "print the result as JSON"
 
 
@@ -76,7 +78,7 @@ def register(subparsers: Any) -> None:
     add_json_option(engine, help=JSON_HELP)
     kernel = sub.add_parser(
         "kernel",
-        help="random rounds in the compiled playout kernel (koikoi[fast])",
+        help="random rounds in the compiled playout kernel",
         description="Random rounds per second in the compiled playout kernel, one core.",
     )
     kernel.add_argument(

@@ -1,5 +1,5 @@
 """Interfaces for research: the information-state encoding and (optional) RL environments.
 
-:mod:`koikoi.kernel.encoding` needs numpy (``pip install 'koikoi[fast]'``). The
+:mod:`koikoi.kernel.encoding` uses numpy (a dependency of koikoi). The
 engine never imports this package.
 """

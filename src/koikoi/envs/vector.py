@@ -20,7 +20,7 @@ arrays, for the player to act in each round:
 Every rule comes from the playout kernel (:mod:`koikoi.kernel`), which is
 checked against the reference engine; ``tests/envs/test_vector.py`` replays the
 simulator's rounds through :class:`~koikoi.game.engine.Round` and compares every
-observation, mask and reward. Needs numba (``pip install 'koikoi[fast]'``).
+observation, mask and reward, compiled with numba (a dependency of koikoi).
 
 Each episode is one round. A deal is what :class:`~koikoi.game.engine.Match` deals
 (eight cards to each hand and eight to the field from a shuffled deck, the
@@ -85,7 +85,9 @@ def available() -> bool:
 def _need_impl() -> Any:
     impl = _impl()
     if impl is None:
-        raise InvalidInputError("the batched simulator needs numba: pip install 'koikoi[fast]'")
+        raise InvalidInputError(
+            "the batched simulator needs numba and numpy: pip install numba numpy"
+        )
     return impl
 
 
