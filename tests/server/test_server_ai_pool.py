@@ -40,6 +40,8 @@ from koikoi.server.aipool import (
 # A search that takes real time (in the compiled kernel, loaded from the cache).
 SEARCH = "mcts:iterations=40,rollouts=1"
 LONG = "mcts:time=600,rollouts=1"
+# Long enough (about half a second in the kernel) to be killed while it decides.
+KILLABLE = "mcts:iterations=30000,rollouts=1"
 
 
 def decision(spec: str = SEARCH, seed: int = 3, seq: int = 0) -> Decision:
@@ -207,6 +209,8 @@ async def kill_while_deciding(pool: AIPool, d: Decision) -> tuple[int, asyncio.T
     (pid,) = pool.pids
     task = asyncio.create_task(pool.decide("g", d))
     while not pool.stats()["ai_workers_busy"]:
+        if task.done():
+            pytest.fail(f"the decision {d.agent!r} ended before its worker could be killed")
         await asyncio.sleep(0.005)
     os.kill(pid, signal.SIGKILL)
     return pid, task
@@ -214,7 +218,7 @@ async def kill_while_deciding(pool: AIPool, d: Decision) -> tuple[int, asyncio.T
 
 @pytest.mark.multiprocess
 def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
-    d = decision()
+    d = decision(KILLABLE)
     expected = choose({}, d)
 
     async def body(pool: AIPool) -> None:
@@ -230,7 +234,7 @@ def test_a_worker_that_dies_is_replaced_and_the_decision_retried() -> None:
 @pytest.mark.multiprocess
 def test_a_decision_that_dies_twice_fails_clearly() -> None:
     async def body(pool: AIPool) -> None:
-        _, task = await kill_while_deciding(pool, decision())
+        _, task = await kill_while_deciding(pool, decision(KILLABLE))
         with pytest.raises(AIUnavailable, match="the AI worker stopped"):
             await asyncio.wait_for(task, 60)
         await pool.wait_ready(120)  # replaced all the same
