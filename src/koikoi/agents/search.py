@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +25,19 @@ from koikoi import kernel
 from koikoi.game.engine import Round
 from koikoi.game.errors import InvalidInputError
 
-__all__ = ["TREE_NODES", "BatchSearch", "TreeSearch"]
+__all__ = ["TREE_NODES", "BatchSearch", "DealOptions", "TreeSearch"]
+
+
+class DealOptions(TypedDict, total=False):
+    """The keyword arguments that :class:`BatchSearch` and :class:`TreeSearch` share
+    (see :class:`BatchSearch`): the playouts' policy, the utility and how the
+    opponent's hand is re-dealt."""
+
+    policy: str
+    utility: tuple[float, ...] | None
+    avoid: int
+    slack: float
+    hands: Sequence[int]
 
 
 class _DealSearch:
@@ -38,11 +50,12 @@ class _DealSearch:
         rnd: Round,
         player: int,
         seed: int,
-        policy: str,
-        utility: tuple[float, ...] | None,
-        avoid: int,
-        slack: float,
-        hands: Sequence[int],
+        *,
+        policy: str = "greedy",
+        utility: tuple[float, ...] | None = None,
+        avoid: int = 0,
+        slack: float = 0.0,
+        hands: Sequence[int] = (),
     ) -> None:
         st = kernel.encode_round(rnd)
         self._state, self._stock = st.state, st.stock
@@ -101,14 +114,10 @@ class BatchSearch(_DealSearch):
         player: int,
         seed: int,
         *,
-        policy: str = "greedy",
         rollouts: int = 4,
-        utility: tuple[float, ...] | None = None,
-        avoid: int = 0,
-        slack: float = 0.0,
         depth: int = 0,
         samples: int = 8,
-        hands: Sequence[int] = (),
+        **deal: Unpack[DealOptions],
     ) -> None:
         if rollouts < 1:
             raise InvalidInputError(f"rollouts must be 1 or more, not {rollouts}")
@@ -116,11 +125,11 @@ class BatchSearch(_DealSearch):
             raise InvalidInputError(f"lookahead depth must be 0 or more, not {depth}")
         if samples < 1:
             raise InvalidInputError(f"lookahead samples must be 1 or more, not {samples}")
-        super().__init__(rnd, player, seed, policy, utility, avoid, slack, hands)
+        super().__init__(rnd, player, seed, **deal)
         self._depth = depth
         self._samples = samples
         self._rollouts = rollouts
-        self.with_points = utility is not None
+        self.with_points = deal.get("utility") is not None
 
     def run(self, actions: list[int], iterations: int) -> npt.NDArray[np.float64]:
         """``iterations`` more iterations: a matrix of values, one row each, a column per action.
@@ -184,20 +193,16 @@ class TreeSearch(_DealSearch):
         player: int,
         seed: int,
         *,
-        policy: str = "greedy",
-        utility: tuple[float, ...] | None = None,
-        avoid: int = 0,
-        slack: float = 0.0,
-        hands: Sequence[int] = (),
         explore: float = 1.0,
         nodes: int = TREE_NODES,
         paired: bool = False,
+        **deal: Unpack[DealOptions],
     ) -> None:
         if not explore > 0 or not math.isfinite(explore):
             raise InvalidInputError(f"explore must be a positive number, not {explore!r}")
         if nodes < 2:
             raise InvalidInputError(f"nodes must be 2 or more, not {nodes!r}")
-        super().__init__(rnd, player, seed, policy, utility, avoid, slack, hands)
+        super().__init__(rnd, player, seed, **deal)
         self._explore = float(explore)
         self._links, self._stats, self._size = kernel.new_tree(nodes)
         self._paired = bool(paired)

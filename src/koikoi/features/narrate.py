@@ -93,6 +93,53 @@ class Mistake:
         }
 
 
+_MOVE_TEXTS: Final[Mapping[tuple[str, str], tuple[str, str]]] = {
+    ("play", "discard"): (
+        N_("You lay {card} on the field without capturing"),
+        N_("{who} lays {card} on the field without capturing"),
+    ),
+    ("play", "capture"): (
+        N_("You play {card} and capture {cards}"),
+        N_("{who} plays {card} and captures {cards}"),
+    ),
+    ("play", "nothing"): (
+        N_("You play {card}, which matches nothing, and lay it on the field"),
+        N_("{who} plays {card}, which matches nothing, and lays it on the field"),
+    ),
+    ("draw", "choice"): (
+        N_("You draw {card}, which matches {cards}: a capture to choose"),
+        N_("{who} draws {card}, which matches {cards}: a capture to choose"),
+    ),
+    ("draw", "capture"): (
+        N_("You draw {card} and capture {cards}"),
+        N_("{who} draws {card} and captures {cards}"),
+    ),
+    ("draw", "nothing"): (
+        N_("You draw {card}, which matches nothing, and lay it on the field"),
+        N_("{who} draws {card}, which matches nothing, and lays it on the field"),
+    ),
+}
+"""The sentences of a card played from the hand or drawn from the stock, by (play or
+draw, case): the player told in the second person's, then another player's."""
+
+_COUNTED_TEXTS: Final[Mapping[str, tuple[str, str, str, str]]] = {
+    "yaku": (
+        N_("You now hold yaku worth {n} point."),
+        "You now hold yaku worth {n} points.",
+        N_("{who} now holds yaku worth {n} point."),
+        "{who} now holds yaku worth {n} points.",
+    ),
+    "instant": (
+        N_("You hold an instant hand, {yaku}: {n} point."),
+        "You hold an instant hand, {yaku}: {n} points.",
+        N_("{who} holds an instant hand, {yaku}: {n} point."),
+        "{who} holds an instant hand, {yaku}: {n} points.",
+    ),
+}
+"""The counted sentences of yaku held, by event kind: the singular and plural of the
+player told in the second person, then those of another player."""
+
+
 class Narrator:
     """Tells events, steps, settlements and mistakes in one language.
 
@@ -160,73 +207,41 @@ class Narrator:
     def _you(self, player: int | None) -> bool:
         return self.you is not None and player == self.you
 
+    def _say(self, you: bool, texts: tuple[str, str], /, **params: object) -> str:
+        """The first of ``texts`` for the player told in the second person ("You ..."),
+        else the second ("{who} ..."), in this narrator's language."""
+        return self.t(texts[0] if you else texts[1], **params)
+
+    def _say_n(
+        self, you: bool, texts: tuple[str, str, str, str], n: int, /, **params: object
+    ) -> str:
+        """:meth:`_say` of a counted message: ``texts`` the singular and plural of the
+        player told in the second person, then those of another player."""
+        singular, plural = texts[:2] if you else texts[2:]
+        return self.tn(singular, plural, n, **params)
+
     def _play(self, event: Event) -> str:
-        p = event.player
-        you = self._you(p)
-        who = self.who(p)
-        card = event.card if event.card is not None else 0
-        what = self.card(card)
-        got = event.cards & ~(1 << card)
-        if event.data.get("discard"):
-            if you:
-                return self.t("You lay {card} on the field without capturing", card=what)
-            return self.t("{who} lays {card} on the field without capturing", who=who, card=what)
-        if got:
-            if you:
-                return self.t(
-                    "You play {card} and capture {cards}", card=what, cards=self.cards(got)
-                )
-            return self.t(
-                "{who} plays {card} and captures {cards}", who=who, card=what, cards=self.cards(got)
-            )
-        if you:
-            return self.t(
-                "You play {card}, which matches nothing, and lay it on the field", card=what
-            )
-        return self.t(
-            "{who} plays {card}, which matches nothing, and lays it on the field",
-            who=who,
-            card=what,
-        )
+        return self._move(event, "play", "discard" if event.data.get("discard") else None)
 
     def _draw(self, event: Event) -> str:
-        p = event.player
-        you = self._you(p)
-        who = self.who(p)
+        return self._move(event, "draw", "choice" if "choice" in event.data else None)
+
+    def _move(self, event: Event, kind: str, case: str | None) -> str:
+        """A card played (``kind`` ``"play"``) or drawn (``"draw"``): ``case`` the
+        ``"discard"`` without a capture, or the ``"choice"`` of a capture; None, what
+        the card captured (or that it matched nothing)."""
+        you = self._you(event.player)
+        who = self.who(event.player)
         card = event.card if event.card is not None else 0
         what = self.card(card)
         got = event.cards & ~(1 << card)
-        if "choice" in event.data:
+        if case == "choice":
             choice = " ".join(str(c) for c in event.data["choice"])
-            if you:
-                return self.t(
-                    "You draw {card}, which matches {cards}: a capture to choose",
-                    card=what,
-                    cards=choice,
-                )
-            return self.t(
-                "{who} draws {card}, which matches {cards}: a capture to choose",
-                who=who,
-                card=what,
-                cards=choice,
-            )
-        if got:
-            if you:
-                return self.t(
-                    "You draw {card} and capture {cards}", card=what, cards=self.cards(got)
-                )
-            return self.t(
-                "{who} draws {card} and captures {cards}", who=who, card=what, cards=self.cards(got)
-            )
-        if you:
-            return self.t(
-                "You draw {card}, which matches nothing, and lay it on the field", card=what
-            )
-        return self.t(
-            "{who} draws {card}, which matches nothing, and lays it on the field",
-            who=who,
-            card=what,
-        )
+            return self._say(you, _MOVE_TEXTS[kind, case], who=who, card=what, cards=choice)
+        if case is None and got:
+            texts = _MOVE_TEXTS[kind, "capture"]
+            return self._say(you, texts, who=who, card=what, cards=self.cards(got))
+        return self._say(you, _MOVE_TEXTS[kind, case or "nothing"], who=who, card=what)
 
     def _round_start(self, data: Mapping[str, Any]) -> str:
         month = int(data.get("month", 1))
@@ -277,18 +292,7 @@ class Narrator:
             )
         if kind == "yaku":
             total = int(data.get("total", 0))
-            if you:
-                return self.tn(
-                    "You now hold yaku worth {n} point.",
-                    "You now hold yaku worth {n} points.",
-                    total,
-                )
-            return self.tn(
-                "{who} now holds yaku worth {n} point.",
-                "{who} now holds yaku worth {n} points.",
-                total,
-                who=who,
-            )
+            return self._say_n(you, _COUNTED_TEXTS["yaku"], total, who=who)
         if kind == "koikoi":
             calls = int(data.get("calls", 1))
             if calls == 1:
@@ -322,20 +326,7 @@ class Narrator:
             english, japanese = YAKU_NAMES.get(yaku, (yaku, yaku))
             label = japanese if self.lang == "ja" else english
             points = int(data.get("points", 0))
-            if you:
-                return self.tn(
-                    "You hold an instant hand, {yaku}: {n} point.",
-                    "You hold an instant hand, {yaku}: {n} points.",
-                    points,
-                    yaku=label,
-                )
-            return self.tn(
-                "{who} holds an instant hand, {yaku}: {n} point.",
-                "{who} holds an instant hand, {yaku}: {n} points.",
-                points,
-                who=who,
-                yaku=label,
-            )
+            return self._say_n(you, _COUNTED_TEXTS["instant"], points, who=who, yaku=label)
         if kind == "match_over":
             scores = data.get("scores", [0, 0])
             if p not in (0, 1) or p is None:

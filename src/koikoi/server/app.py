@@ -28,8 +28,9 @@ import gc
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 from urllib.parse import urlsplit
 
 import anyio.to_thread
@@ -519,53 +520,46 @@ def _players(request: Request) -> PlayerService:
     return service
 
 
-async def _player_request(
-    request: Request,
-    rate: str,
-    parse: Callable[[object], R],
-    answer: Callable[[PlayerService, R], Awaitable[dict[str, Any]]],
-) -> Response:
-    """One ``/api/players`` or ``/api/lobby`` request: the client's ``rate`` limit, the
-    JSON body validated by ``parse``, then the :class:`PlayerService`'s ``answer``
-    (a :class:`ProtocolError` on the way answers its error response)."""
-    try:
-        _rate(request, rate)
-        req = parse(await _json_body(request))
-        return _ok(await answer(_players(request), req))
-    except ProtocolError as exc:
-        return _error(exc, request)
+@dataclass(frozen=True)
+class PlayerEndpoint(Generic[R]):
+    """One ``POST`` endpoint of the :class:`PlayerService` (``/api/players``,
+    ``/api/lobby``): the client's ``rate`` limit, the JSON body validated by
+    ``parse``, then the service's ``answer`` (a :class:`ProtocolError` on the way
+    answers its error response)."""
+
+    path: str
+    rate: str
+    parse: Callable[[object], R]
+    answer: Callable[[PlayerService, R], Awaitable[dict[str, Any]]]
+
+    async def respond(self, request: Request) -> Response:
+        """Answer one request (Starlette's endpoint)."""
+        try:
+            _rate(request, self.rate)
+            req = self.parse(await _json_body(request))
+            return _ok(await self.answer(_players(request), req))
+        except ProtocolError as exc:
+            return _error(exc, request)
 
 
-async def api_player_me(request: Request) -> Response:
-    """Register a device key (first time) or change the display name."""
-    parse = functools.partial(parse_key_request, name=True)
-    return await _player_request(request, "player", parse, PlayerService.me)
+_parse_key_and_name = functools.partial(parse_key_request, name=True)
+_parse_key_and_game = functools.partial(parse_key_request, game=True)
 
-
-async def api_player_link(request: Request) -> Response:
-    """Link a seat (proved by its token) to the device key's player."""
-    return await _player_request(request, "player", parse_link_request, PlayerService.link)
-
-
-async def api_player_stats(request: Request) -> Response:
-    """The device key's player's statistics and finished games."""
-    return await _player_request(request, "player", parse_key_request, PlayerService.stats)
-
-
-async def api_player_replay(request: Request) -> Response:
-    """Replay frames of one of the device key's player's finished games."""
-    parse = functools.partial(parse_key_request, game=True)
-    return await _player_request(request, "record", parse, PlayerService.replay)
-
-
-async def api_lobby_quick(request: Request) -> Response:
-    """Quick match: wait for, or pair with, a player who wants the same rule set."""
-    return await _player_request(request, "player", parse_quick_request, PlayerService.quick)
-
-
-async def api_lobby_leave(request: Request) -> Response:
-    """Stop waiting for a quick match."""
-    return await _player_request(request, "player", parse_key_request, PlayerService.leave)
+PLAYER_ENDPOINTS: Final[tuple[PlayerEndpoint[Any], ...]] = (
+    # Register a device key (first time) or change the display name.
+    PlayerEndpoint("/api/players/me", "player", _parse_key_and_name, PlayerService.me),
+    # Link a seat (proved by its token) to the device key's player.
+    PlayerEndpoint("/api/players/games", "player", parse_link_request, PlayerService.link),
+    # The device key's player's statistics and finished games.
+    PlayerEndpoint("/api/players/stats", "player", parse_key_request, PlayerService.stats),
+    # Replay frames of one of the device key's player's finished games.
+    PlayerEndpoint("/api/players/replay", "record", _parse_key_and_game, PlayerService.replay),
+    # Quick match: wait for, or pair with, a player who wants the same rule set.
+    PlayerEndpoint("/api/lobby/quick", "player", parse_quick_request, PlayerService.quick),
+    # Stop waiting for a quick match.
+    PlayerEndpoint("/api/lobby/leave", "player", parse_key_request, PlayerService.leave),
+)
+"""The player and lobby endpoints, in the order of the routes."""
 
 
 async def api_leaderboard(request: Request) -> Response:
@@ -861,12 +855,7 @@ def create_app(
         Route("/api/games/{game}/replay", api_game_replay, methods=["POST"]),
         Route("/api/replay", api_replay_upload, methods=["POST"]),
         Route("/api/score", api_score, methods=["POST"]),
-        Route("/api/players/me", api_player_me, methods=["POST"]),
-        Route("/api/players/games", api_player_link, methods=["POST"]),
-        Route("/api/players/stats", api_player_stats, methods=["POST"]),
-        Route("/api/players/replay", api_player_replay, methods=["POST"]),
-        Route("/api/lobby/quick", api_lobby_quick, methods=["POST"]),
-        Route("/api/lobby/leave", api_lobby_leave, methods=["POST"]),
+        *(Route(e.path, e.respond, methods=["POST"]) for e in PLAYER_ENDPOINTS),
         Route("/api/leaderboard", api_leaderboard),
         Route("/api/keeper", api_keeper, methods=["POST"]),
         Route("/cards/{name}.svg", card_svg),

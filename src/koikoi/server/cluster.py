@@ -49,7 +49,7 @@ from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from koikoi.server.connections import Connection, LiveRoom
+from koikoi.server.connections import LiveRoom, Submission
 from koikoi.server.host import ClusterHost
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import ProtocolError
@@ -126,11 +126,7 @@ def create_lease_table(conninfo: str) -> None:
 class Pending:
     """An action forwarded to the owner, waiting for its acknowledgement."""
 
-    conn: Connection | None
-    seat: int
-    action: int
-    seq: int
-    t0: float | None
+    submission: Submission
     future: asyncio.Future[None]
 
 
@@ -514,7 +510,7 @@ class Cluster:
 
     async def _commit_pending(self, live: LiveRoom, p: Pending) -> None:
         try:
-            await self.host.commit(live, p.seat, p.action, p.seq, p.conn, p.t0)
+            await self.host.commit(live, p.submission)
         except ProtocolError as exc:
             if not p.future.done():
                 p.future.set_exception(exc)
@@ -546,10 +542,10 @@ class Cluster:
         ack: Pending | None = None
         if state is not None:
             for p in list(state.pending):
-                if p.seq != seq:
+                if p.submission.seq != seq:
                     continue
                 state.pending.remove(p)
-                if p.action == action and ack is None:
+                if p.submission.action == action and ack is None:
                     ack = p
                 elif not p.future.done():
                     p.future.set_exception(
@@ -561,35 +557,22 @@ class Cluster:
         live.last_active = time.monotonic()
         if room.is_over:
             live.finished_stored = True  # the owner stores the record (else records rebuild it)
-        self.host.broadcast(
-            live,
-            ack_conn=ack.conn if ack is not None else None,
-            ack=seq if ack is not None else None,
-            t0=ack.t0 if ack is not None else None,
-        )
+        self.host.broadcast(live, ack.submission if ack is not None else None)
         if ack is not None and not ack.future.done():
             ack.future.set_result(None)
 
     # ------------------------------------------------------------ forwarding
 
-    async def forward(
-        self,
-        live: LiveRoom,
-        conn: Connection | None,
-        seat: int,
-        action: int,
-        seq: int,
-        t0: float | None,
-    ) -> None:
+    async def forward(self, live: LiveRoom, submission: Submission) -> None:
         """Send a client's action to the game's owner; return once it is stored and sent
         back here (acknowledged), or raise the owner's refusal as :class:`ProtocolError`."""
         room = live.room
         state = self.following.get(room.id)
         if state is None:  # pragma: no cover - the host checks follows() first
             raise ProtocolError("server_error", "the game was reloaded; reconnect")
-        room.check_act(seat, action, seq)
+        room.check_act(submission.seat, submission.action, submission.seq)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        pending = Pending(conn, seat, action, seq, t0, future)
+        pending = Pending(submission, future)
         state.pending.append(pending)
         self._send(node_channel(state.leader), self._act_request(room.id, pending))
         self.host.metrics.count("forwarded")
@@ -603,7 +586,15 @@ class Cluster:
             ) from None
 
     def _act_request(self, game_id: str, p: Pending) -> dict[str, Any]:
-        return {"k": "act", "g": game_id, "s": p.seat, "a": p.action, "q": p.seq, "p": self.node}
+        sub = p.submission
+        return {
+            "k": "act",
+            "g": game_id,
+            "s": sub.seat,
+            "a": sub.action,
+            "q": sub.seq,
+            "p": self.node,
+        }
 
     def _resend(self, game_id: str, state: Followed) -> None:
         for p in state.pending:
@@ -812,7 +803,7 @@ class Cluster:
             if state is None:
                 return
             for p in list(state.pending):
-                if p.seq == int(msg["q"]) and p.action == int(msg["a"]):
+                if p.submission.seq == int(msg["q"]) and p.submission.action == int(msg["a"]):
                     state.pending.remove(p)
                     if not p.future.done():
                         p.future.set_exception(ProtocolError(str(msg["c"]), str(msg["m"])))
@@ -922,7 +913,7 @@ class Cluster:
             self._send(node_channel(node), {"k": "did", "g": game_id, "n": seq, "a": action})
             return
         try:
-            await self.host.commit(live, seat, action, seq, None, None)
+            await self.host.commit(live, Submission(seat, action, seq))
         except ProtocolError as exc:
             self._send(
                 node_channel(node),

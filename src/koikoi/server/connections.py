@@ -1,6 +1,7 @@
 """Connections and the rooms they are in: a :class:`Connection` is a transport-neutral
 outbox of JSON texts (the WebSocket endpoint of ``app.py`` drains it), a
-:class:`LiveRoom` a room in memory with its lock and its connections."""
+:class:`LiveRoom` a room in memory with its lock and its connections, a
+:class:`Submission` one action submitted to a room."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from koikoi.server.limits import TokenBucket
 from koikoi.server.protocol import encode
 from koikoi.server.rooms import Room
 
-__all__ = ["CLOSE", "Connection", "ConnectionRefused", "LiveRoom"]
+__all__ = ["CLOSE", "Connection", "ConnectionRefused", "LiveRoom", "Submission"]
 
 CLOSE: Final = object()
 """Outbox sentinel: close the connection."""
@@ -88,3 +89,19 @@ class LiveRoom:
     owner: str | None = None
     """The address that created an AI game while it counts against
     :attr:`ServerConfig.max_ai_games_per_address`."""
+
+
+@dataclass(frozen=True, eq=False)
+class Submission:
+    """One action submitted to a room: by which seat, at which sequence number, and
+    which connection gets the acknowledgement.
+
+    ``conn`` and ``t0`` (when the message arrived, for the latency metric) are
+    ``None`` for the AI's moves and for actions that came from another node.
+    """
+
+    seat: int | None
+    action: int
+    seq: int
+    conn: Connection | None = None
+    t0: float | None = None

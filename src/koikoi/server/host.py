@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
-from koikoi.server.connections import Connection, LiveRoom
+from koikoi.server.connections import LiveRoom, Submission
 from koikoi.server.metrics import Metrics
 
 __all__ = ["ClusterHost"]
@@ -35,33 +35,18 @@ class ClusterHost(Protocol):
         """The stored action ids of a game (a replica catches up with them)."""
         ...
 
-    async def commit(
-        self,
-        live: LiveRoom,
-        seat: int | None,
-        action: int,
-        seq: int,
-        conn: Connection | None,
-        t0: float | None,
-    ) -> None:
+    async def commit(self, live: LiveRoom, submission: Submission) -> None:
         """Check, store, apply and broadcast one action (a forwarded one, or one that
-        waited for a new owner); ``conn`` gets the acknowledgement.
+        waited for a new owner); its connection gets the acknowledgement.
 
         Raises:
             ProtocolError: the action was refused or could not be stored.
         """
         ...
 
-    def broadcast(
-        self,
-        live: LiveRoom,
-        *,
-        ack_conn: Connection | None = None,
-        ack: int | None = None,
-        t0: float | None = None,
-    ) -> None:
-        """Send each connection of the room its new ``state``; ``ack_conn``'s carries
-        ``ack``."""
+    def broadcast(self, live: LiveRoom, ack: Submission | None = None) -> None:
+        """Send each connection of the room its new ``state``; the connection of
+        ``ack`` gets the acknowledgement of that action."""
         ...
 
     def broadcast_presence(self, live: LiveRoom) -> None:

@@ -30,7 +30,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -43,7 +43,7 @@ from koikoi.game.rules import Rules, get_rules, load_rules_text
 from koikoi.server.aipool import AIPool, AIUnavailable, Decision, Rating, decision_seed
 from koikoi.server.cluster import Cluster
 from koikoi.server.config import ServerConfig
-from koikoi.server.connections import Connection, ConnectionRefused, LiveRoom
+from koikoi.server.connections import Connection, ConnectionRefused, LiveRoom, Submission
 from koikoi.server.limits import BucketsByKey
 from koikoi.server.logs import LOGGER_NAME, LogThrottle, log_event
 from koikoi.server.metrics import Metrics
@@ -79,6 +79,27 @@ __all__ = ["Hub"]
 
 log = logging.getLogger(LOGGER_NAME)
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def guarded(
+    method: Callable[Concatenate[Hub, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[Hub, P], Coroutine[Any, Any, T]]:
+    """Make a coroutine method of the hub run to completion even if its caller is
+    cancelled (a write is never left half done); the hub's shutdown waits for it.
+
+    Args:
+        method: the coroutine method to guard.
+
+    Returns:
+        The method, each call of it run as a task the hub waits for on shutdown.
+    """
+
+    @functools.wraps(method)
+    async def run(hub: Hub, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await hub._run_guarded(method(hub, *args, **kwargs))
+
+    return run
 
 
 class Hub:
@@ -202,7 +223,7 @@ class Hub:
             self.metrics.count("database_errors")
             raise
 
-    async def _guarded(self, work: Coroutine[Any, Any, T]) -> T:
+    async def _run_guarded(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` to completion even if the caller is cancelled (writes finish).
 
         Shutdown waits until every such task is done.
@@ -631,40 +652,23 @@ class Hub:
                 "server_error", "the server is shutting down; reconnect", ref=msg.ref
             )
         try:
-            await self.commit(live, conn.seat, msg.action, msg.seq, conn, t0)
+            await self.commit(live, Submission(conn.seat, msg.action, msg.seq, conn, t0))
         except ProtocolError as exc:
             exc.ref = msg.ref
             self.metrics.count(f"rejected_{exc.code}")
             raise
         self.kick_ai(live)
 
-    async def commit(
-        self,
-        live: LiveRoom,
-        seat: int | None,
-        action: int,
-        seq: int,
-        conn: Connection | None,
-        t0: float | None,
-    ) -> None:
+    @guarded
+    async def commit(self, live: LiveRoom, submission: Submission) -> None:
         """Check, store, apply and broadcast one action (to completion even if the
-        caller is cancelled); ``conn`` gets the acknowledgement."""
-        await self._guarded(self._commit(live, seat, action, seq, conn, t0))
-
-    async def _commit(
-        self,
-        live: LiveRoom,
-        seat: int | None,
-        action: int,
-        seq: int,
-        conn: Connection | None,
-        t0: float | None,
-    ) -> None:
+        caller is cancelled); its connection gets the acknowledgement."""
+        seat, action, seq = submission.seat, submission.action, submission.seq
         cluster = self.cluster
         if cluster is not None and cluster.follows(live.room.id):
             if seat is None:
                 raise ProtocolError("spectator", "spectators cannot act")
-            await cluster.forward(live, conn, seat, action, seq, t0)  # the owner stores it
+            await cluster.forward(live, submission)  # the owner stores it
             return
         async with live.lock:
             room = live.room
@@ -699,27 +703,22 @@ class Hub:
             self.metrics.count("actions")
             if cluster is not None:
                 cluster.published(live, seq, action)
-            self.broadcast(live, ack_conn=conn, ack=seq, t0=t0)
+            self.broadcast(live, submission)
             if room.is_over:
                 self._release_ai_slot(live)
                 await self._store_finished(live)
 
-    def broadcast(
-        self,
-        live: LiveRoom,
-        *,
-        ack_conn: Connection | None = None,
-        ack: int | None = None,
-        t0: float | None = None,
-    ) -> None:
+    def broadcast(self, live: LiveRoom, ack: Submission | None = None) -> None:
         """Send each connection of the room its new ``state`` (one text per seat and
-        cursor); ``ack_conn``'s carries ``ack`` and counts its latency from ``t0``."""
+        cursor); the connection of ``ack`` gets the acknowledgement of that action and
+        counts its latency from the action's ``t0``."""
         room = live.room
         end = len(room.match.events)
         texts: dict[tuple[int | None, int], str] = {}
         for conn in list(live.conns):
-            if conn is ack_conn:
-                conn.push(encode(room.state(conn.seat, conn.cursor, ack=ack, full=False)), t0)
+            if ack is not None and conn is ack.conn:
+                state = room.state(conn.seat, conn.cursor, ack=ack.seq, full=False)
+                conn.push(encode(state), ack.t0)
             else:
                 key = (conn.seat, conn.cursor)
                 text = texts.get(key)
@@ -830,7 +829,7 @@ class Hub:
                     )
                     action = view.legal_ids[0]
                 try:
-                    await self.commit(live, seat, action, seq, None, None)
+                    await self.commit(live, Submission(seat, action, seq))
                 except ProtocolError as exc:
                     log_event(
                         log, "AI action refused", logging.WARNING, game=room.id, code=exc.code

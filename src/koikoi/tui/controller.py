@@ -54,7 +54,7 @@ from koikoi.game.scoring import (
     YakuResult,
 )
 from koikoi.game.views import PlayerView, view_of, view_of_round
-from koikoi.i18n import language, t, td, tn
+from koikoi.i18n import N_, language, t, td, tn
 from koikoi.tui.cardtext import card_caption
 from koikoi.tui.saves import SavedGame, save_game, save_record
 
@@ -235,6 +235,36 @@ def _points(n: object) -> str:
     return tn("{n} point", "{n} points", n) if isinstance(n, int) else f"{n} points"
 
 
+_MOVE_LINES: Final[dict[tuple[str, str], tuple[str, str]]] = {
+    ("play", "discard"): (
+        N_("{who} lay {what} on the field without capturing."),
+        N_("{who} lays {what} on the field without capturing."),
+    ),
+    ("play", "capture"): (
+        N_("{who} play {what} and capture {got}."),
+        N_("{who} plays {what} and captures {got}."),
+    ),
+    ("play", "nothing"): (
+        N_("{who} play {what}: no match, it stays on the field."),
+        N_("{who} plays {what}: no match, it stays on the field."),
+    ),
+    ("draw", "choice"): (
+        N_("{who} draw {what}: it matches {first} and {second}."),
+        N_("{who} draws {what}: it matches {first} and {second}."),
+    ),
+    ("draw", "capture"): (
+        N_("{who} draw {what} and capture {got}."),
+        N_("{who} draws {what} and captures {got}."),
+    ),
+    ("draw", "nothing"): (
+        N_("{who} draw {what}: no match, it stays on the field."),
+        N_("{who} draws {what}: no match, it stays on the field."),
+    ),
+}
+"""The log's sentences of a card played or drawn (a drawn card taken by choice as
+drawn), by (play or draw, case): to the player addressed, then about the other."""
+
+
 def narrate(
     event: Event, names: tuple[str, str] = ("You", "AI"), *, you: int | None = HUMAN
 ) -> str | None:
@@ -259,58 +289,24 @@ def narrate(
     kind = event.kind
     data = event.data
     card = event.card
-    if kind == "play" and card is not None:
-        what = card_caption(card)
-        if data.get("discard"):
-            return said(
-                t("{who} lay {what} on the field without capturing."),
-                t("{who} lays {what} on the field without capturing."),
-                what=what,
-            )
-        if event.cards:
-            got = _codes(event.cards & ~(1 << card))
-            return said(
-                t("{who} play {what} and capture {got}."),
-                t("{who} plays {what} and captures {got}."),
-                what=what,
-                got=got,
-            )
+    if kind in ("play", "draw", "take") and card is not None:
+        if kind == "play" and data.get("discard"):
+            case = "discard"
+        elif kind == "draw" and "choice" in data:
+            case = "choice"
+        elif kind == "take" or event.cards:
+            case = "capture"
+        else:
+            case = "nothing"
+        yours, theirs = _MOVE_LINES["play" if kind == "play" else "draw", case]
+        first, second_card = [*data.get("choice", ()), "?", "?"][:2]
         return said(
-            t("{who} play {what}: no match, it stays on the field."),
-            t("{who} plays {what}: no match, it stays on the field."),
-            what=what,
-        )
-    if kind == "draw" and card is not None:
-        what = card_caption(card)
-        if "choice" in data:
-            first, second_card = [*data["choice"], "?", "?"][:2]
-            return said(
-                t("{who} draw {what}: it matches {first} and {second}."),
-                t("{who} draws {what}: it matches {first} and {second}."),
-                what=what,
-                first=first,
-                second=second_card,
-            )
-        if event.cards:
-            got = _codes(event.cards & ~(1 << card))
-            return said(
-                t("{who} draw {what} and capture {got}."),
-                t("{who} draws {what} and captures {got}."),
-                what=what,
-                got=got,
-            )
-        return said(
-            t("{who} draw {what}: no match, it stays on the field."),
-            t("{who} draws {what}: no match, it stays on the field."),
-            what=what,
-        )
-    if kind == "take" and card is not None:
-        got = _codes(event.cards & ~(1 << card))
-        return said(
-            t("{who} draw {what} and capture {got}."),
-            t("{who} draws {what} and captures {got}."),
+            t(yours),
+            t(theirs),
             what=card_caption(card),
-            got=got,
+            got=_codes(event.cards & ~(1 << card)),
+            first=first,
+            second=second_card,
         )
     if kind == "yaku":
         worth = _points(data.get("total"))
