@@ -10,9 +10,10 @@ Every rule of the game comes from the playout kernel
 yaku totals and the settlement are the kernel's own compiled functions, called
 from here. This module adds only what a learning environment needs around them:
 many rounds side by side, the information-state vector of
-:mod:`koikoi.kernel.encoding` written in place (by the encoding's own
-:func:`~koikoi.kernel.encoding.card_sets` and
-:func:`~koikoi.kernel.encoding.write_round`, compiled here, with its layout), legal
+:mod:`koikoi.kernel.encoding` written in place (at the offsets and with the scales
+of the encoding's one layout, :data:`~koikoi.kernel.encoding.LAYOUT`; a second
+writer of the same vector, held equal to the engine's by tests/envs/test_vector.py,
+because calling the encoding's own writers from here cost 5% of the steps a second), legal
 ids and masks, rewards and automatic re-deals.
 
 Arrays, one row per environment (all C-contiguous):
@@ -60,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 from numba.core.caching import FunctionCache
 
+from koikoi.game.cards import FULL_DECK
 from koikoi.game.engine import Phase, Round
 from koikoi.game.rules import Rules
 from koikoi.kernel import _compiled as kernel_impl
@@ -198,6 +200,37 @@ ROUND_WIDTH: Final = encoding.ROUND_WIDTH
 PLANE_OFFSETS: Final = encoding.PLANE_OFFSETS
 
 
+def _at(segment: str) -> int:
+    """Where ``segment`` of the encoding's layout starts in the vector."""
+    return encoding.SEGMENTS[segment].offset
+
+
+def _scale(segment: str) -> float:
+    """What the values of ``segment`` are divided by."""
+    return encoding.SEGMENTS[segment].scale
+
+
+# The round and match part, at the encoding's offsets and scales (plain ints and
+# floats, which numba compiles in as constants).
+_OWN_HAND, _OPP_HAND, _STOCK = _at("own_hand_size"), _at("opponent_hand_size"), _at("stock_size")
+_HAND_SCALE, _STOCK_SCALE = _scale("own_hand_size"), _scale("stock_size")
+_PHASE, _MY_TURN, _MONTH = _at("phase"), _at("my_turn"), _at("month")
+_I_DEAL, _I_LEAD = _at("i_deal"), _at("i_lead")
+_OWN_SCORE, _OPP_SCORE, _SCORE_SCALE = _at("own_score"), _at("opponent_score"), _scale("own_score")
+_OWN_KOIKOI, _OPP_KOIKOI = _at("own_koikoi"), _at("opponent_koikoi")
+_KOIKOI_CAP = encoding.KOIKOI_CAP
+_OWN_CALLED, _OPP_CALLED = _at("own_called"), _at("opponent_called")
+_SCORED_LAST = _at("scored_last")
+_MATCH_OWN, _MATCH_OPP, _MATCH_LEAD = _at("match:own"), _at("match:opponent"), _at("match:lead")
+_MATCH_SCALE = _scale("match:own")
+_ROUNDS_LEFT, _LAST_ROUND, _ROUNDS = (
+    _at("match:rounds_left"),
+    _at("match:last_round"),
+    _at("match:rounds"),
+)
+_ROUNDS_SCALE = _scale("match:rounds")
+
+
 # ------------------------------------------------------------- observations
 
 
@@ -238,10 +271,6 @@ def _plane(out: Float32Array, offset: int, mask: int) -> None:
         out[o + 7] = a7
 
 
-_card_sets = _inline(encoding.card_sets)
-_write_round = _inline(encoding.write_round)
-
-
 @_jit("void(int64[::1], int64[::1], int64, int64, float32[::1], float32[::1])")
 def encode_obs(
     state: Int64Array,
@@ -258,46 +287,49 @@ def encode_obs(
     """
     me = state[S_CURRENT]
     opp = 1 - me
-    sets = _card_sets(
-        state[S_HAND0 + me],
-        state[S_FIELD],
-        state[S_PILE0 + me],
-        state[S_PILE0 + opp],
-        state[S_DRAWN],
-        extra[X_DECLINED0 + me],
-        extra[X_DECLINED0 + opp],
-    )
-    # unrolled: constant offsets let LLVM vectorize each plane's stores
-    _plane(out, PLANE_OFFSETS[0], sets[0])
-    _plane(out, PLANE_OFFSETS[1], sets[1])
-    _plane(out, PLANE_OFFSETS[2], sets[2])
-    _plane(out, PLANE_OFFSETS[3], sets[3])
-    _plane(out, PLANE_OFFSETS[4], sets[4])
-    _plane(out, PLANE_OFFSETS[5], sets[5])
-    _plane(out, PLANE_OFFSETS[6], sets[6])
-    _plane(out, PLANE_OFFSETS[7], sets[7])
+    hand = state[S_HAND0 + me]
+    field = state[S_FIELD]
+    own_pile = state[S_PILE0 + me]
+    opp_pile = state[S_PILE0 + opp]
+    d = state[S_DRAWN]
+    drawn = (1 << d) if d >= 0 else 0
+    unseen = FULL_DECK & ~(hand | field | own_pile | opp_pile | drawn)
+    # the planes in the order of encoding.PLANES; unrolled, so that LLVM vectorizes
+    # each plane's stores at its constant offset
+    _plane(out, PLANE_OFFSETS[0], hand)
+    _plane(out, PLANE_OFFSETS[1], field)
+    _plane(out, PLANE_OFFSETS[2], own_pile)
+    _plane(out, PLANE_OFFSETS[3], opp_pile)
+    _plane(out, PLANE_OFFSETS[4], unseen)
+    _plane(out, PLANE_OFFSETS[5], drawn)
+    _plane(out, PLANE_OFFSETS[6], extra[X_DECLINED0 + me])
+    _plane(out, PLANE_OFFSETS[7], extra[X_DECLINED0 + opp])
     for j in range(ROUND_WIDTH):
         out[ROUND_OFFSET + j] = 0.0
-    _write_round(
-        out,
-        ROUND_OFFSET,
-        me,
-        popcount(state[S_HAND0 + me]),
-        popcount(state[S_HAND0 + opp]),
-        state[S_NSTOCK],
-        state[S_PHASE],
-        me,
-        state[S_MONTH],
-        state[S_DEALER],
-        state[S_DEALER],
-        state[S_SCORE0 : S_SCORE0 + 2],  # by player, as S_HAND0 + player
-        state[S_CALLS0 : S_CALLS0 + 2],
-        state[S_CALLED0 : S_CALLED0 + 2],
-        state[S_LAST_IMPROVER],
-        (start_points, start_points),
-        extra[X_ROUND],
-        rounds,
-    )
+    out[_OWN_HAND] = popcount(hand) / _HAND_SCALE
+    out[_OPP_HAND] = popcount(state[S_HAND0 + opp]) / _HAND_SCALE
+    out[_STOCK] = state[S_NSTOCK] / _STOCK_SCALE
+    out[_PHASE + state[S_PHASE]] = 1.0
+    out[_MY_TURN] = 1.0
+    out[_MONTH + state[S_MONTH] - 1] = 1.0
+    dealer_me = 1.0 if state[S_DEALER] == me else 0.0
+    out[_I_DEAL] = dealer_me
+    out[_I_LEAD] = dealer_me  # the dealer leads
+    out[_OWN_SCORE] = state[S_SCORE0 + me] / _SCORE_SCALE
+    out[_OPP_SCORE] = state[S_SCORE0 + opp] / _SCORE_SCALE
+    out[_OWN_KOIKOI] = min(state[S_CALLS0 + me], _KOIKOI_CAP) / _KOIKOI_CAP
+    out[_OPP_KOIKOI] = min(state[S_CALLS0 + opp], _KOIKOI_CAP) / _KOIKOI_CAP
+    out[_OWN_CALLED] = state[S_CALLED0 + me] / _SCORE_SCALE
+    out[_OPP_CALLED] = state[S_CALLED0 + opp] / _SCORE_SCALE
+    last = state[S_LAST_IMPROVER]
+    out[_SCORED_LAST + (0 if last == me else 1 if last == opp else 2)] = 1.0
+    out[_MATCH_OWN] = start_points / _MATCH_SCALE
+    out[_MATCH_OPP] = start_points / _MATCH_SCALE
+    out[_MATCH_LEAD] = 0.0
+    left = max(rounds - extra[X_ROUND], 0)
+    out[_ROUNDS_LEFT] = left / _ROUNDS_SCALE
+    out[_LAST_ROUND] = 1.0 if left == 0 else 0.0
+    out[_ROUNDS] = rounds / _ROUNDS_SCALE
     for j in range(rule_features.shape[0]):
         out[RULES_OFFSET + j] = rule_features[j]
 

@@ -26,9 +26,10 @@ The layout is declared once, in :data:`LAYOUT`: a :class:`Segment` (name, offset
 size, scale, feature names) per run of values, also by name in :data:`SEGMENTS`.
 :data:`FEATURES` names every value (``"hand:1L"``, ``"phase:take"``,
 ``"rules:points.goko"``, ...). The planes and the round part are written by
-:func:`card_sets` and :func:`write_round`, plain functions that the batched
-simulator (:mod:`koikoi.kernel.batch`) compiles with numba, so the engine's
-encoding and the simulator's observations come from the same code. The action
+:func:`card_sets` and :func:`write_round`; the batched simulator
+(:mod:`koikoi.kernel.batch`) writes the same vector in numba at the offsets and
+with the scales of the same layout, and tests/envs/test_vector.py holds the two
+equal, segment by segment, in every phase. The action
 mask is over the fixed action ids of :mod:`koikoi.game.actions`. The
 information-state string is the view's position (:mod:`koikoi.game.positions`):
 everything the player knows that play depends on.
@@ -63,6 +64,7 @@ from koikoi.game.views import PlayerView
 __all__ = [
     "ENCODING_VERSION",
     "FEATURES",
+    "KOIKOI_CAP",
     "LAYOUT",
     "PLANES",
     "SEGMENTS",
@@ -137,7 +139,9 @@ _RULE_LAYOUT: Final = _rule_layout()
 RULE_FEATURES: Final[tuple[str, ...]] = tuple(name for name, _, _ in _RULE_LAYOUT)
 
 _ONE: Final[tuple[str, ...]] = ("",)
-_HAND_SCALE, _STOCK_SCALE, _KOIKOI_CAP, _ROUNDS_SCALE = 8.0, 24.0, 3, 12.0
+_HAND_SCALE, _STOCK_SCALE, _ROUNDS_SCALE = 8.0, 24.0, 12.0
+KOIKOI_CAP: Final = 3
+"""Koi-koi calls are counted up to this many (and divided by it)."""
 _SEGMENT_SPECS: Final[tuple[tuple[str, tuple[str, ...], float], ...]] = (
     *((plane, CODES, 1.0) for plane in PLANES),
     ("own_hand_size", _ONE, _HAND_SCALE),
@@ -150,8 +154,8 @@ _SEGMENT_SPECS: Final[tuple[tuple[str, tuple[str, ...], float], ...]] = (
     ("i_lead", _ONE, 1.0),
     ("own_score", _ONE, ROUND_SCALE),
     ("opponent_score", _ONE, ROUND_SCALE),
-    ("own_koikoi", _ONE, float(_KOIKOI_CAP)),  # calls, capped
-    ("opponent_koikoi", _ONE, float(_KOIKOI_CAP)),
+    ("own_koikoi", _ONE, float(KOIKOI_CAP)),  # calls, capped
+    ("opponent_koikoi", _ONE, float(KOIKOI_CAP)),
     ("own_called", _ONE, ROUND_SCALE),
     ("opponent_called", _ONE, ROUND_SCALE),
     ("scored_last", ("own", "opponent", "nobody"), 1.0),
@@ -243,7 +247,7 @@ def card_sets(
     """The card set (48-bit mask) of each plane, in the order of :data:`PLANES`.
 
     ``drawn`` is the drawn card waiting for its target, or -1. Plain Python that the
-    batched simulator compiles as it is (numba), so both write the same planes.
+    batched simulator writes the same planes in numba.
 
     >>> card_sets(0b11, 0b100, 0, 0, -1, 0, 0)[4] == FULL_DECK & ~0b111  # unseen
     True
@@ -285,7 +289,7 @@ def write_round(
     """Write the round and match part (:data:`ROUND_FEATURES`) at ``out[base:]``.
 
     ``out`` holds zeros there: a list (the engine's encoding) or a float32 array
-    (the batched simulator compiles this same function with numba); of the
+    (the batched simulator writes the same values in numba); of the
     one-hot segments only the 1.0 is written. Sizes are card counts; ``phase`` is a
     :class:`~koikoi.game.engine.Phase` value or -1 when the round is over;
     ``last_improver`` is -1 for nobody; pairs are by player.
@@ -303,8 +307,8 @@ def write_round(
     out[base + _I_LEAD] = 1.0 if leader == me else 0.0
     out[base + _OWN_SCORE] = scores[me] / ROUND_SCALE
     out[base + _OPP_SCORE] = scores[opp] / ROUND_SCALE
-    out[base + _OWN_KOIKOI] = min(koikoi_calls[me], _KOIKOI_CAP) / _KOIKOI_CAP
-    out[base + _OPP_KOIKOI] = min(koikoi_calls[opp], _KOIKOI_CAP) / _KOIKOI_CAP
+    out[base + _OWN_KOIKOI] = min(koikoi_calls[me], KOIKOI_CAP) / KOIKOI_CAP
+    out[base + _OPP_KOIKOI] = min(koikoi_calls[opp], KOIKOI_CAP) / KOIKOI_CAP
     out[base + _OWN_CALLED] = called_scores[me] / ROUND_SCALE
     out[base + _OPP_CALLED] = called_scores[opp] / ROUND_SCALE
     last = 0 if last_improver == me else 1 if last_improver == opp else 2
