@@ -34,7 +34,7 @@ from numba.core import types as nbtypes
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-# Re-exported (``X as X``) for _vector_impl, which reads every kernel constant from here.
+# Re-exported (``X as X``) for kernel.batch, which reads every kernel constant from here.
 from koikoi.game.actions import DISCARD_BASE as DISCARD_BASE
 from koikoi.game.actions import KOIKOI_ID as KOIKOI_ID
 from koikoi.game.actions import PLAY_TARGET_BASE as PLAY_TARGET_BASE
