@@ -34,8 +34,9 @@ CORE := not slow and not browser and not postgres and not multiprocess and not w
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
 
+# The core on two processes (pytest-xdist): about 35 s on the 2-core machine.
 test-core: $(STAMP)
-	$(BIN)/python -m pytest -m "$(CORE)"
+	$(BIN)/python -m pytest -n 2 -m "$(CORE)"
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
