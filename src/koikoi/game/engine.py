@@ -44,7 +44,7 @@ from koikoi.game.cards import CODES, KINDS, MONTH_MASKS, card_list, format_cards
 from koikoi.game.errors import IllegalActionError, InvalidInputError
 from koikoi.game.notation import Position, PositionError, parse_position
 from koikoi.game.rules import PRESET_NAMES, GameRules, Rules, get_rules
-from koikoi.game.scoring import Scorer, Settlement, YakuScore, shared_scorer
+from koikoi.game.scoring import Scorer, Settlement, YakuScore, month_of_round, shared_scorer
 from koikoi.game.tables import LIGHTNING
 from koikoi.game.tables import WILLOWS as WILLOW_MASK
 
@@ -109,11 +109,6 @@ def _play_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
 
 
 PLAY_IDS: Final = _play_table()
-
-
-def month_of_round(round_number: int) -> int:
-    """Round k is month k; round 13 and later wrap around."""
-    return (round_number - 1) % 12 + 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,6 @@ capture piles (48-bit card sets, see :mod:`koikoi.game.cards`) under docs/rules.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -1047,11 +1046,6 @@ def shared_scorer(rules: Rules) -> Scorer:
     return scorer
 
 
-@functools.lru_cache(maxsize=32)
-def _scorer_for(rules: Rules) -> Scorer:
-    return Scorer(rules)
-
-
 def score_cards(
     rules: Rules,
     captured: int,
@@ -1077,7 +1071,7 @@ def score_cards(
     >>> score_cards(get_rules("nintendo"), parse_cards("1L 3L 8L 11L"), opponent_koikoi=True).points
     28
     """
-    scorer = _scorer_for(rules)
+    scorer = shared_scorer(rules)
     month = month_of_round(round_number)
     result = scorer.evaluate(captured, month, koikoi_self > 0)
     if result.total <= 0:
