@@ -121,6 +121,32 @@ def play(state: Round | Match, *moves: str) -> None:
         state.apply(parse_action(move))
 
 
+def position_state(rnd: Round) -> tuple[object, ...]:
+    """What a full position of ``rnd`` holds (no events, settlement or turn score):
+    equal for a round and the round rebuilt from its position."""
+    return (
+        rnd.rules,
+        rnd.round_number,
+        rnd.month,
+        rnd.dealer,
+        rnd.leader,
+        rnd.current,
+        rnd.phase,
+        tuple(rnd.hands),
+        rnd.field,
+        tuple(rnd.stock),
+        tuple(rnd.piles),
+        rnd.drawn,
+        tuple(rnd.scores),
+        tuple(rnd.koikoi_calls),
+        tuple(rnd.called_scores),
+        rnd.last_improver,
+        tuple(rnd.declined),
+        rnd.plays,
+        tuple(rnd.legal_ids()),
+    )
+
+
 def snapshot(state: Round | Match) -> dict[str, Any]:
     """Every observable field of a round or match, as comparable plain values."""
     if isinstance(state, Match):

@@ -10,6 +10,7 @@ import sys
 from types import ModuleType
 
 import pytest
+from koikoi_testkit import position_state
 
 import koikoi
 from koikoi.game import engine, notation, views
@@ -42,30 +43,6 @@ def test_import_loads_no_numba_or_numpy() -> None:
     assert out.strip() == "[]"
 
 
-def _state(rnd: Round) -> tuple[object, ...]:
-    return (
-        rnd.rules,
-        rnd.round_number,
-        rnd.month,
-        rnd.dealer,
-        rnd.leader,
-        rnd.current,
-        rnd.phase,
-        tuple(rnd.hands),
-        rnd.field,
-        tuple(rnd.stock),
-        tuple(rnd.piles),
-        rnd.drawn,
-        tuple(rnd.scores),
-        tuple(rnd.koikoi_calls),
-        tuple(rnd.called_scores),
-        rnd.last_improver,
-        tuple(rnd.declined),
-        rnd.plays,
-        tuple(rnd.legal_ids()),
-    )
-
-
 def _rounds(rules: str, seed: int) -> list[Round]:
     """Copies of the live round after every action of a seeded match."""
     m = Match(get_rules(rules), seed=seed, events=False)
@@ -88,7 +65,7 @@ def test_repr_rebuilds_the_round(rules: str) -> None:
             text = repr(rnd)
             assert text.startswith("Round.from_position('")
             again = eval(text, namespace)
-            assert _state(again) == _state(rnd)
+            assert position_state(again) == position_state(rnd)
             assert repr(again) == text
             phases.add(rnd.phase)
     assert {Phase.PLAY, Phase.DECIDE} <= phases
@@ -99,7 +76,7 @@ def test_repr_rebuilds_the_take_phase() -> None:
     for seed in range(40):
         for rnd in _rounds("nintendo", seed):
             if rnd.phase is Phase.TAKE:
-                assert _state(eval(repr(rnd), {"Round": Round})) == _state(rnd)
+                assert position_state(eval(repr(rnd), {"Round": Round})) == position_state(rnd)
                 found += 1
     assert found > 0
 

@@ -8,6 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from koikoi_testkit import position_state
 
 from koikoi.game import positions
 from koikoi.game.cards import CODES
@@ -27,28 +28,6 @@ def _match_at(rules: str, seed: int, steps: int) -> Match:
             break
         m.apply_id(rng.choice(ids))
     return m
-
-
-def _state(rnd: Round) -> tuple[object, ...]:
-    return (
-        rnd.rules,
-        rnd.round_number,
-        rnd.dealer,
-        rnd.leader,
-        rnd.current,
-        rnd.phase,
-        tuple(rnd.hands),
-        rnd.field,
-        tuple(rnd.stock),
-        tuple(rnd.piles),
-        rnd.drawn,
-        tuple(rnd.scores),
-        tuple(rnd.koikoi_calls),
-        tuple(rnd.called_scores),
-        rnd.last_improver,
-        tuple(rnd.declined),
-        rnd.plays,
-    )
 
 
 def _finish(rnd: Round, seed: int) -> tuple[object, ...]:
@@ -77,7 +56,7 @@ def test_full_position_round_trip(rules: str, seed: int, steps: int) -> None:
         return
     text = position(m)
     rnd = Round.from_position(text)
-    assert _state(rnd) == _state(m.round)
+    assert position_state(rnd) == position_state(m.round)
     assert position(rnd, match_scores=(m.scores[0], m.scores[1])) == text
     assert rnd.legal_ids() == m.round.legal_ids()
     # The two rounds play on identically.
