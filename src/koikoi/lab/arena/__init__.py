@@ -48,7 +48,7 @@ from koikoi.lab.arena.latency import decision_latency
 from koikoi.lab.arena.play import play_match, run_pair
 from koikoi.lab.arena.report import format_report, plot_running_mean, summarize
 from koikoi.lab.arena.results import ArenaResult, MatchResult, PairResult
-from koikoi.lab.arena.runners import run_arena, stderr_is_tty
+from koikoi.lab.arena.runners import run_arena
 from koikoi.lab.arena.stats import (
     ELO_CAP,
     Z95,
@@ -80,7 +80,6 @@ __all__ = [
     "ratio_ci",
     "run_arena",
     "run_pair",
-    "stderr_is_tty",
     "summarize",
     "wilson",
 ]

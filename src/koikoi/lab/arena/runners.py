@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
@@ -186,8 +185,3 @@ def run_arena(
         summary["sprt"] = sprt_state if sprt_state is not None else sprt_status(config, pairs)
     summary["elapsed_s"] = round(elapsed, 3)
     return ArenaResult(config, pairs, summary, elapsed)
-
-
-def stderr_is_tty() -> bool:
-    """Whether stderr is a terminal (the progress bar's default)."""
-    return sys.stderr.isatty()
