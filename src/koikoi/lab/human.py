@@ -42,6 +42,7 @@ from koikoi.game.actions import KOIKOI_ID, STOP_ID, TAKE_BASE, parse_action
 from koikoi.game.errors import InvalidInputError, RecordError
 from koikoi.game.record import GameRecord, iter_steps, record_from_dict
 from koikoi.game.views import PlayerView, view_of_round
+from koikoi.lab.arena import wilson
 
 __all__ = [
     "KINDS",
@@ -59,7 +60,6 @@ KIND_NAMES: Final = {
     "drawn": "drawn-card choice",
     "koikoi": "koi-koi decision",
 }
-Z95: Final = 1.959963984540054
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,19 +114,13 @@ def decisions(record: GameRecord, *, game: str = "") -> Iterator[Decision]:
         before = step
 
 
-def _wilson(k: int, n: int) -> tuple[float, float]:
-    from koikoi.lab.arena import wilson
-
-    return wilson(k, n, Z95)
-
-
 def _seed(seed: int, game: str, index: int) -> int:
     digest = hashlib.sha256(f"koikoi-agreement:{seed}:{game}:{index}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
 def _tally(agreed: int, n: int, chance: float) -> dict[str, Any]:
-    lo, hi = _wilson(agreed, n)
+    lo, hi = wilson(agreed, n)
     return {
         "decisions": n,
         "agreed": agreed,
