@@ -15,7 +15,7 @@ import argparse
 import unicodedata
 from typing import Any
 
-from koikoi.cli.common import add_command
+from koikoi.cli.common import add_command, add_rules_option
 from koikoi.i18n import language, t, td, tn
 
 __all__ = ["format_value", "register", "run", "width"]
@@ -47,12 +47,7 @@ def register(subparsers: Any) -> None:
         "koikoi.bonus or bonus); without KEY, list every option.",
     )
     explain.add_argument("key", metavar="KEY", nargs="?", help="an option, e.g. koikoi.bonus")
-    explain.add_argument(
-        "--rules",
-        default="nintendo",
-        metavar="NAME|FILE",
-        help="show the option's value in this rule set (default nintendo)",
-    )
+    add_rules_option(explain, help="show the option's value in this rule set (default nintendo)")
     yaku = sub.add_parser("yaku", help="the yaku of a rule set with their points")
     yaku.add_argument(
         "rules",
