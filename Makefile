@@ -55,4 +55,4 @@ soak: $(STAMP)
 	$(BIN)/python scripts/soak.py --games 10000 --every 500
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -62,7 +62,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     no_database = pytest.mark.skip(reason=f"{PG_URL_ENV} is not set")
     here = Path(__file__).parent
     for item in items:
-        folder = Path(str(item.path)).relative_to(here).parts[0]
+        folder = item.path.relative_to(here).parts[0]
         if folder in DIRECTORY_MARKS:
             item.add_marker(DIRECTORY_MARKS[folder])
         fixtures = getattr(item, "fixturenames", ())
