@@ -1,9 +1,11 @@
-"""The front door (``import koikoi``), the doctests of the game's core modules, and
+"""The front door (``import koikoi``), the doctests of every module of the game, and
 ``repr(round)`` as code that rebuilds the round."""
 
 from __future__ import annotations
 
 import doctest
+import importlib
+import pkgutil
 import random
 import subprocess
 import sys
@@ -13,12 +15,17 @@ import pytest
 from koikoi_testkit import position_state
 
 import koikoi
-from koikoi.game import engine, notation, views
+import koikoi.game
 from koikoi.game.engine import Match, Phase, Round
 from koikoi.game.rules import PRESET_NAMES, get_rules, load_rules_text
 
+GAME_MODULES = [
+    importlib.import_module(info.name)
+    for info in pkgutil.iter_modules(koikoi.game.__path__, "koikoi.game.")
+]
 
-@pytest.mark.parametrize("module", [koikoi, notation, engine, views], ids=lambda m: m.__name__)
+
+@pytest.mark.parametrize("module", [koikoi, *GAME_MODULES], ids=lambda m: m.__name__)
 def test_doctests(module: ModuleType) -> None:
     failures, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert attempted > 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import random
 
 import pytest
@@ -37,11 +36,6 @@ def _finish(rnd: Round, seed: int) -> tuple[object, ...]:
     s = rnd.settlement
     assert s is not None
     return (s.winner, s.points, s.reason, s.deltas)
-
-
-def test_doctests() -> None:
-    failures, _ = doctest.testmod(positions)
-    assert failures == 0
 
 
 @settings(max_examples=150, deadline=None)

@@ -28,6 +28,7 @@ from koikoi.game.cards import CODES, FULL_DECK, MONTH_MASKS, card_list, parse_ca
 from koikoi.game.errors import InvalidInputError, RulesError
 from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
 from koikoi.game.scoring import shared_scorer
+from koikoi.game.tables import LIGHTNING, WILLOWS
 
 __all__ = [
     "HAND_SIZE",
@@ -580,8 +581,8 @@ def _check_phase(p: Position) -> None:
     if p.phase is Phase.TAKE:
         if p.drawn < 0:
             raise PositionError("phase take: the drawn card waiting for its target is missing")
-        if rules.play.wild_lightning and p.drawn == 43:
-            ok = p.field.bit_count() >= 2 and (p.field & MONTH_MASKS[10]).bit_count() != 3
+        if rules.play.wild_lightning and p.drawn == LIGHTNING:
+            ok = p.field.bit_count() >= 2 and (p.field & WILLOWS).bit_count() != 3
         else:
             ok = (p.field & MONTH_MASKS[p.drawn // 4]).bit_count() == 2
         if not ok:
