@@ -33,6 +33,7 @@ from koikoi.game.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
 from koikoi.game.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.game.engine import Event, Phase
 from koikoi.game.errors import KoiKoiError
+from koikoi.game.tables import LIGHTNING
 from koikoi.i18n import N_, language, t, td
 from koikoi.tui.cardtext import back_text, card_caption, pile_text
 from koikoi.tui.controller import (
@@ -418,7 +419,7 @@ class GameScreen(Screen[None]):
             log.write(line)
 
     def _matches(self, card: int, table: Table) -> int:
-        if self.game.rules.play.wild_lightning and card == 43:
+        if self.game.rules.play.wild_lightning and card == LIGHTNING:
             return table.field
         return table.field & MONTH_MASKS[card // 4]
 
