@@ -410,7 +410,6 @@ def test_mcts_python_backend_is_refused() -> None:
         assert agent.act(view, random.Random(i)) in rnd.legal_ids()
 
 
-@pytest.mark.skipif(not HAS_KERNEL, reason="numba is not installed")
 class _WorkClock:
     """A ``time`` for koikoi.agents.mcts whose ``perf_counter`` moves only with the work."""
 
@@ -421,12 +420,11 @@ class _WorkClock:
         return self.now
 
 
+@pytest.mark.skipif(not HAS_KERNEL, reason="numba is not installed")
 def test_mcts_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a clock that moves 1 ms for each iteration the kernel runs, every decision
     ends within its time limit and uses most of it: no real clock decides the test."""
-    pytest.importorskip("numba")
     import koikoi.agents.mcts as mcts_module
-    from koikoi.agents.search import BatchSearch
 
     clock = _WorkClock()
     run = BatchSearch.run
