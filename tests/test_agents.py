@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 import pytest
+from koikoi_testkit import deal_round
 
 from koikoi.agents import make_agent
 from koikoi.agents.heuristic import HeuristicAgent, targets_for
@@ -33,26 +34,6 @@ try:
     HAS_KERNEL = kernel.available()
 except ImportError:  # pragma: no cover
     HAS_KERNEL = False
-
-
-def deal_round(rules_name: str, seed: int) -> Round:
-    """A round dealt from a seeded shuffle, at a random round number, events off."""
-    rng = random.Random(seed)
-    d = list(range(48))
-    rng.shuffle(d)
-    dealer = rng.randrange(2)
-    hands = [0, 0]
-    hands[dealer] = sum(1 << c for c in d[0:8])
-    hands[1 - dealer] = sum(1 << c for c in d[8:16])
-    return Round(
-        get_rules(rules_name),
-        hands=(hands[0], hands[1]),
-        field=sum(1 << c for c in d[16:24]),
-        stock=d[24:],
-        dealer=dealer,
-        round_number=rng.randint(1, 14),
-        events=False,
-    )
 
 
 def make_round(
@@ -95,7 +76,7 @@ def random_states(rules_name: str, seed: int, count: int) -> list[Round]:
         sum(len(v) for v in by_phase.values()) < count or not all(by_phase.values())
     ):
         attempts += 1
-        rnd = deal_round(rules_name, rng.randrange(10**9))
+        rnd = deal_round(rules_name, rng.randrange(10**9), events=False)
         steps = rng.randrange(0, 30)
         for _ in range(steps):
             if rnd.is_over:
@@ -429,7 +410,6 @@ def test_mcts_python_backend_is_refused() -> None:
         assert agent.act(view, random.Random(i)) in rnd.legal_ids()
 
 
-@pytest.mark.skipif(not HAS_KERNEL, reason="numba is not installed")
 class _WorkClock:
     """A ``time`` for koikoi.agents.mcts whose ``perf_counter`` moves only with the work."""
 
@@ -440,12 +420,11 @@ class _WorkClock:
         return self.now
 
 
+@pytest.mark.skipif(not HAS_KERNEL, reason="numba is not installed")
 def test_mcts_time_limit_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a clock that moves 1 ms for each iteration the kernel runs, every decision
     ends within its time limit and uses most of it: no real clock decides the test."""
-    pytest.importorskip("numba")
     import koikoi.agents.mcts as mcts_module
-    from koikoi.agents.search import BatchSearch
 
     clock = _WorkClock()
     run = BatchSearch.run

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from koikoi import kernel
+from koikoi.game.cards import mask_of
 from koikoi.game.engine import Round
 from koikoi.game.errors import InvalidInputError
 
@@ -66,9 +67,7 @@ class _DealSearch:
         self._util = kernel.utility_table(utility)
         self._avoid = avoid
         self._slack = slack
-        hidden = rnd.hands[1 - player]
-        for c in rnd.stock:
-            hidden |= 1 << c
+        hidden = rnd.hands[1 - player] | mask_of(rnd.stock)
         n_opp = rnd.hands[1 - player].bit_count()
         for h in hands:
             if h & ~hidden or h.bit_count() != n_opp:

@@ -25,8 +25,7 @@ The vector (``float32``, :data:`SIZE` values) is, in order:
 The layout is declared once, in :data:`LAYOUT`: a :class:`Segment` (name, offset,
 size, scale, feature names) per run of values, also by name in :data:`SEGMENTS`.
 :data:`FEATURES` names every value (``"hand:1L"``, ``"phase:take"``,
-``"rules:points.goko"``, ...). The planes and the round part are written by
-:func:`card_sets` and :func:`write_round`; the batched simulator
+``"rules:points.goko"``, ...). :func:`encode_into` writes it; the batched simulator
 (:mod:`koikoi.kernel.batch`) writes the same vector in numba at the offsets and
 with the scales of the same layout, and tests/envs/test_vector.py holds the two
 equal, segment by segment, in every phase. The action
@@ -71,12 +70,10 @@ __all__ = [
     "SIZE",
     "Segment",
     "action_mask",
-    "card_sets",
     "encode",
     "encode_into",
     "info_state_string",
     "rule_features",
-    "write_round",
 ]
 
 ENCODING_VERSION: Final = 1
@@ -200,8 +197,7 @@ ROUND_FEATURES: Final[tuple[str, ...]] = FEATURES[ROUND_OFFSET:RULES_OFFSET]
 ROUND_WIDTH: Final = RULES_OFFSET - ROUND_OFFSET
 """Values in the round and match part (between the card planes and the rules)."""
 
-# Offsets in the round part (from ROUND_OFFSET), read by write_round; plain ints so
-# that numba compiles them in as constants.
+# Offsets in the round part (from ROUND_OFFSET), written by encode_into.
 _OWN_HAND: Final = SEGMENTS["own_hand_size"].offset - ROUND_OFFSET
 _OPP_HAND: Final = SEGMENTS["opponent_hand_size"].offset - ROUND_OFFSET
 _STOCK: Final = SEGMENTS["stock_size"].offset - ROUND_OFFSET
@@ -229,98 +225,6 @@ _SCALES: Final[dict[str, float]] = {
     "koikoi.limit": 4.0,
 }
 """Scales of the numeric rule options (others, yaku points included, over 10)."""
-_NO_PHASE: Final = -1
-PerPlayer = tuple[int, int] | npt.NDArray[np.int64]
-"""A value of each player, indexed by player (a pair, or two int64 array values)."""
-"""``phase`` of :func:`write_round` for a round that is over (no phase one-hot)."""
-
-
-def card_sets(
-    hand: int,
-    field: int,
-    own_pile: int,
-    opponent_pile: int,
-    drawn: int,
-    own_declined: int,
-    opponent_declined: int,
-) -> tuple[int, int, int, int, int, int, int, int]:
-    """The card set (48-bit mask) of each plane, in the order of :data:`PLANES`.
-
-    ``drawn`` is the drawn card waiting for its target, or -1. Plain Python that the
-    batched simulator writes the same planes in numba.
-
-    >>> card_sets(0b11, 0b100, 0, 0, -1, 0, 0)[4] == FULL_DECK & ~0b111  # unseen
-    True
-    """
-    drawn_set = (1 << drawn) if drawn >= 0 else 0
-    unseen = FULL_DECK & ~(hand | field | own_pile | opponent_pile | drawn_set)
-    return (
-        hand,
-        field,
-        own_pile,
-        opponent_pile,
-        unseen,
-        drawn_set,
-        own_declined,
-        opponent_declined,
-    )
-
-
-def write_round(
-    out: Any,
-    base: int,
-    me: int,
-    own_hand: int,
-    opponent_hand: int,
-    stock: int,
-    phase: int,
-    current: int,
-    month: int,
-    dealer: int,
-    leader: int,
-    scores: PerPlayer,
-    koikoi_calls: PerPlayer,
-    called_scores: PerPlayer,
-    last_improver: int,
-    match_scores: PerPlayer,
-    round_number: int,
-    rounds: int,
-) -> None:
-    """Write the round and match part (:data:`ROUND_FEATURES`) at ``out[base:]``.
-
-    ``out`` holds zeros there: a list (the engine's encoding) or a float32 array
-    (the batched simulator writes the same values in numba); of the
-    one-hot segments only the 1.0 is written. Sizes are card counts; ``phase`` is a
-    :class:`~koikoi.game.engine.Phase` value or -1 when the round is over;
-    ``last_improver`` is -1 for nobody; pairs are by player.
-    """
-    opp = 1 - me
-    out[base + _OWN_HAND] = own_hand / _HAND_SCALE
-    out[base + _OPP_HAND] = opponent_hand / _HAND_SCALE
-    out[base + _STOCK] = stock / _STOCK_SCALE
-    live = phase != _NO_PHASE
-    if live:
-        out[base + _PHASE + phase] = 1.0
-    out[base + _MY_TURN] = 1.0 if live and current == me else 0.0
-    out[base + _MONTH + month - 1] = 1.0
-    out[base + _I_DEAL] = 1.0 if dealer == me else 0.0
-    out[base + _I_LEAD] = 1.0 if leader == me else 0.0
-    out[base + _OWN_SCORE] = scores[me] / ROUND_SCALE
-    out[base + _OPP_SCORE] = scores[opp] / ROUND_SCALE
-    out[base + _OWN_KOIKOI] = min(koikoi_calls[me], KOIKOI_CAP) / KOIKOI_CAP
-    out[base + _OPP_KOIKOI] = min(koikoi_calls[opp], KOIKOI_CAP) / KOIKOI_CAP
-    out[base + _OWN_CALLED] = called_scores[me] / ROUND_SCALE
-    out[base + _OPP_CALLED] = called_scores[opp] / ROUND_SCALE
-    last = 0 if last_improver == me else 1 if last_improver == opp else 2
-    out[base + _SCORED_LAST + last] = 1.0
-    own, other = match_scores[me], match_scores[opp]
-    out[base + _MATCH_OWN] = own / MATCH_SCALE
-    out[base + _MATCH_OPP] = other / MATCH_SCALE
-    out[base + _MATCH_LEAD] = (own - other) / MATCH_SCALE
-    left = max(rounds - round_number, 0)
-    out[base + _ROUNDS_LEFT] = left / _ROUNDS_SCALE
-    out[base + _LAST_ROUND] = 1.0 if left == 0 else 0.0
-    out[base + _ROUNDS] = rounds / _ROUNDS_SCALE
 
 
 _RULE_CACHE: dict[Rules, npt.NDArray[np.float32]] = {}
@@ -367,39 +271,50 @@ def encode_into(view: PlayerView, out: npt.NDArray[np.float32]) -> None:
             f"the output must be a float32 array of shape ({SIZE},), not {out.dtype} {out.shape}"
         )
     opp = 1 - me
-    sets = card_sets(
-        view.hand,
-        view.field,
-        view.piles[me],
-        view.piles[opp],
-        view.drawn,
-        view.declined[me],
-        view.declined[opp],
+    drawn = (1 << view.drawn) if view.drawn >= 0 else 0
+    unseen = FULL_DECK & ~(view.hand | view.field | view.piles[0] | view.piles[1] | drawn)
+    masks = np.array(
+        (
+            view.hand,
+            view.field,
+            view.piles[me],
+            view.piles[opp],
+            unseen,
+            drawn,
+            view.declined[me],
+            view.declined[opp],
+        ),
+        dtype="<u8",
     )
-    masks = np.array(sets, dtype="<u8")
     bits = np.unpackbits(masks.view(np.uint8), bitorder="little").reshape(len(PLANES), 64)
     out[:CARD_PLANES] = bits[:, :48].reshape(-1)
     r = [0.0] * ROUND_WIDTH  # filled as a list, written once (fast)
-    write_round(
-        r,
-        0,
-        me,
-        view.hand_counts[me],
-        view.hand_counts[opp],
-        view.stock_count,
-        _NO_PHASE if view.phase is Phase.OVER else int(view.phase),
-        view.current,
-        view.month,
-        view.dealer,
-        view.leader,
-        view.round_scores,
-        view.koikoi_calls,
-        view.called_scores,
-        -1 if view.last_improver is None else view.last_improver,
-        view.match_scores,
-        view.round_number,
-        view.rounds,
-    )
+    r[_OWN_HAND] = view.hand_counts[me] / _HAND_SCALE
+    r[_OPP_HAND] = view.hand_counts[opp] / _HAND_SCALE
+    r[_STOCK] = view.stock_count / _STOCK_SCALE
+    live = view.phase is not Phase.OVER
+    if live:
+        r[_PHASE + int(view.phase)] = 1.0
+    r[_MY_TURN] = 1.0 if live and view.current == me else 0.0
+    r[_MONTH + view.month - 1] = 1.0
+    r[_I_DEAL] = 1.0 if view.dealer == me else 0.0
+    r[_I_LEAD] = 1.0 if view.leader == me else 0.0
+    r[_OWN_SCORE] = view.round_scores[me] / ROUND_SCALE
+    r[_OPP_SCORE] = view.round_scores[opp] / ROUND_SCALE
+    r[_OWN_KOIKOI] = min(view.koikoi_calls[me], KOIKOI_CAP) / KOIKOI_CAP
+    r[_OPP_KOIKOI] = min(view.koikoi_calls[opp], KOIKOI_CAP) / KOIKOI_CAP
+    r[_OWN_CALLED] = view.called_scores[me] / ROUND_SCALE
+    r[_OPP_CALLED] = view.called_scores[opp] / ROUND_SCALE
+    last = view.last_improver
+    r[_SCORED_LAST + (0 if last == me else 1 if last == opp else 2)] = 1.0
+    own, other = view.match_scores[me], view.match_scores[opp]
+    r[_MATCH_OWN] = own / MATCH_SCALE
+    r[_MATCH_OPP] = other / MATCH_SCALE
+    r[_MATCH_LEAD] = (own - other) / MATCH_SCALE
+    left = max(view.rounds - view.round_number, 0)
+    r[_ROUNDS_LEFT] = left / _ROUNDS_SCALE
+    r[_LAST_ROUND] = 1.0 if left == 0 else 0.0
+    r[_ROUNDS] = view.rounds / _ROUNDS_SCALE
     out[ROUND_OFFSET:RULES_OFFSET] = r
     out[RULES_OFFSET:] = rule_features(view.rules)
 
