@@ -16,6 +16,7 @@ preset and 3,000 per variant.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 import random
 import zlib
@@ -1293,3 +1294,13 @@ def test_lookahead_arguments_are_checked() -> None:
         kernel.play_round(rnd, 1, "greedy", lookahead=2, samples=0)
     with pytest.raises(InvalidInputError, match="depth must be 0 or more"):
         kernel.play_round(rnd, 1, "greedy", lookahead=-1)
+
+
+def test_the_lazy_names_and_all_agree() -> None:
+    # koikoi.kernel writes its public names three times (the TYPE_CHECKING imports
+    # for mypy, the lazy table, __all__): every lazy name is exported and loads.
+    lazy = set(kernel._LAZY)
+    assert lazy <= set(kernel.__all__)
+    assert all(name in vars(kernel) for name in set(kernel.__all__) - lazy)  # loaded eagerly
+    for name in sorted(lazy):
+        assert getattr(kernel, name) is getattr(importlib.import_module(kernel._LAZY[name]), name)
