@@ -220,28 +220,24 @@ class Narrator:
         singular, plural = texts[:2] if you else texts[2:]
         return self.tn(singular, plural, n, **params)
 
-    def _play(self, event: Event) -> str:
-        return self._move(event, "play", "discard" if event.data.get("discard") else None)
-
-    def _draw(self, event: Event) -> str:
-        return self._move(event, "draw", "choice" if "choice" in event.data else None)
-
-    def _move(self, event: Event, kind: str, case: str | None) -> str:
-        """A card played (``kind`` ``"play"``) or drawn (``"draw"``): ``case`` the
-        ``"discard"`` without a capture, or the ``"choice"`` of a capture; None, what
-        the card captured (or that it matched nothing)."""
-        you = self._you(event.player)
-        who = self.who(event.player)
+    def _move(self, event: Event) -> str:
+        """A card played from the hand (a ``"play"`` event) or drawn from the stock
+        (``"draw"``), told by its case of :data:`_MOVE_TEXTS`: laid on the field
+        without capturing, a capture to choose, a capture, or no match."""
         card = event.card if event.card is not None else 0
-        what = self.card(card)
         got = event.cards & ~(1 << card)
-        if case == "choice":
-            choice = " ".join(str(c) for c in event.data["choice"])
-            return self._say(you, _MOVE_TEXTS[kind, case], who=who, card=what, cards=choice)
-        if case is None and got:
-            texts = _MOVE_TEXTS[kind, "capture"]
-            return self._say(you, texts, who=who, card=what, cards=self.cards(got))
-        return self._say(you, _MOVE_TEXTS[kind, case or "nothing"], who=who, card=what)
+        params: dict[str, object] = {"who": self.who(event.player), "card": self.card(card)}
+        if event.kind == "play" and event.data.get("discard"):
+            case = "discard"
+        elif event.kind == "draw" and "choice" in event.data:
+            case = "choice"
+            params["cards"] = " ".join(str(c) for c in event.data["choice"])
+        elif got:
+            case = "capture"
+            params["cards"] = self.cards(got)
+        else:
+            case = "nothing"
+        return self._say(self._you(event.player), _MOVE_TEXTS[event.kind, case], **params)
 
     def _round_start(self, data: Mapping[str, Any]) -> str:
         month = int(data.get("month", 1))
@@ -273,10 +269,8 @@ class Narrator:
         p = event.player
         who = self.who(p)
         you = self._you(p)
-        if kind == "play":
-            return self.t("{move}.", move=self._play(event))
-        if kind == "draw":
-            return self.t("{move}.", move=self._draw(event))
+        if kind in ("play", "draw"):
+            return self.t("{move}.", move=self._move(event))
         if kind == "take":
             card = event.card if event.card is not None else 0
             got = self.cards(event.cards & ~(1 << card))
@@ -351,10 +345,10 @@ class Narrator:
             if event.kind == "play":
                 if pending is not None:
                     out.append(self.t("{move}.", move=pending))
-                pending = self._play(event)
+                pending = self._move(event)
                 continue
             if event.kind == "draw" and pending is not None:
-                then = self._draw(event)
+                then = self._move(event)
                 if self.lang == "en" and then.startswith("You "):
                     then = "you " + then[4:]  # mid-sentence
                 out.append(self.t("{first}; {then}.", first=pending, then=then))

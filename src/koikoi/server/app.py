@@ -29,7 +29,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -93,7 +92,6 @@ __all__ = ["CONTENT_SECURITY_POLICY", "SECURITY_HEADERS", "create_app"]
 
 log = logging.getLogger(LOGGER_NAME)
 R = TypeVar("R")
-STATIC_DIR: Final = Path(__file__).parent / "static"
 MAX_BODY_BYTES: Final = 64 * 1024
 MAX_RECORD_BYTES: Final = 2 * 1024 * 1024
 
@@ -860,7 +858,7 @@ def create_app(
         Route("/api/keeper", api_keeper, methods=["POST"]),
         Route("/cards/{name}.svg", card_svg),
         WebSocketRoute("/ws", ws_endpoint),
-        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+        Mount("/static", app=StaticFiles(directory=pages.STATIC_DIR), name="static"),
     ]
     app = Starlette(
         routes=routes,
