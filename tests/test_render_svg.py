@@ -202,3 +202,14 @@ def test_special_cards_have_their_features() -> None:
 def test_doctests() -> None:
     failures, _ = doctest.testmod(svg, verbose=False)
     assert failures == 0
+
+
+def test_sprite_without_badges_has_no_code_text() -> None:
+    root = parse(sprite_sheet(mark_kind=False))
+    assert list(root.iter(f"{NS}text")) == [] and find_class(root, "mark") == []
+    for sym in root.iter(f"{NS}symbol"):
+        title = sym.find(f"{NS}title")
+        if title is not None:
+            sym.remove(title)  # the code is only in the accessible title
+        code = sym.get("id", "").removeprefix("card-")
+        assert f">{code}<" not in ET.tostring(sym, encoding="unicode")

@@ -605,9 +605,14 @@ def _pine_tree() -> str:
 
 def _pine(c: Card) -> str:
     if c == Card.PINE_CRANE:
-        sun = _circle(62, 46, 27, RED)
+        sun = (
+            _circle(62, 46, 30, YELLOW)
+            + _circle(62, 46, 26.5, RED, INK, 1.5)
+            + _circle(62, 46, 20, "#e5472f", "none")
+        )
         pine = (
-            _branch("M10 160C14 146 8 136 20 122", 7)
+            _path("M3 160V147C26 138 56 150 97 141V160Z", GREEN)
+            + _branch("M10 160C14 146 8 136 20 122", 7)
             + _pine_clump(20, 124, 1.0)
             + _pine_clump(10, 142, 0.9)
             + _pine_clump(86, 148, 0.9)
@@ -616,7 +621,8 @@ def _pine(c: Card) -> str:
             _path("M52 126L49 150h-5M58 126L61 150h5", "none", INK, 1.8)
             + _path("M38 110C40 96 62 94 72 102C80 108 80 122 70 127C60 132 44 128 38 110Z", WHITE)
             + _path("M68 121C76 124 86 122 90 114C82 114 78 112 73 106Z", INK)
-            + _path("M47 106C55 102 65 105 71 113", "none", INK)
+            + _path("M46 106C56 100 70 104 75 116C64 122 52 118 46 106Z", "#dddad0")
+            + _path("M53 110Q63 107 71 115M56 116Q64 113 71 119", "none", GREY, 0.9)
             + _branch("M44 110C36 96 31 86 37 74", 3.6, INK)
             + _circle(38, 71, 4.6, WHITE)
             + _circle(38.6, 68.2, 2.3, RED, "none")
@@ -678,6 +684,7 @@ def _plum(c: Card) -> str:
             + _path("M-12-3C-10-13 6-13 12-3C14 5 4 10-4 9C-10 8-13 3-12-3Z", olive)
             + _path("M-11 2C-6 9 4 9 10 3C4 6-4 6-11 2Z", "#cdd36e", "none")
             + _path("M-2-6C4-10 12-7 15 0C8 2 2 0-2-6Z", "#5f6f1c")
+            + _path("M2-5Q8-6 12-1M1-2Q7-2 10 1", "none", "#cdd36e", 0.8)
             + _circle(-10, -9, 6.5, olive)
             + _path("M-15.5-10L-21-8L-15.5-6.5Z", INK, INK, 0.6)
             + _circle(-11.5, -10, 2, WHITE, INK, 0.7)
@@ -755,6 +762,9 @@ def _cherry(c: Card) -> str:
             (x, 136 + 10 * math.sin(math.pi * ((x - 3) % 47) / 47)) for x in range(97, 2, -4)
         ]
         outline = _path(_pts(edge_pts), "none", INK, 1.4)
+        band = _path("M3 63H97V75H3Z", "#3b2455") + _dots(
+            [(20, 69), (40, 69), (60, 69), (80, 69)], YELLOW, 2.2
+        )
         rope = _path("M3 66Q26 74 50 66T97 66", "none", YELLOW, 2) + _path(
             _circles_d([(14, 69, 2), (50, 66, 2), (86, 69, 2)]), YELLOW
         )
@@ -762,7 +772,7 @@ def _cherry(c: Card) -> str:
             _cherry_blossoms([(0, 0, 9)]).replace(WHITE, PINK), _at(50, 100)
         )
         blossoms = _cherry_blossoms(_CHERRY_SPOTS[:8])
-        return body + tree + blossoms + pole + cloth + outline + rope + crest
+        return body + tree + blossoms + pole + cloth + outline + band + rope + crest
     mist = _path(_mist(84, 3, 62) + _mist(112, 40, 97) + _mist(140, 3, 70), RED)
     flowers = tree + _cherry_blossoms(_CHERRY_SPOTS)
     if c == Card.CHERRY_RIBBON:
@@ -820,12 +830,13 @@ def _wisteria(c: Card) -> str:
         slate = "#45485f"
         bird = _g(
             _path("M-4-3C-2-14 8-24 26-28C20-18 16-10 8-3Z", "#2c2e40")
+            + _path("M0-6Q8-16 20-23M4-4Q10-10 16-13", "none", SKY_BLUE, 1)
             + _path("M-17 0C-10-7 6-6 14-2L30-7L27 0L31 5L14 4C6 8-8 6-17 0Z", slate)
             + _path("M-13 2Q0 7 12 3", "none", WHITE, 1.6)
             + _path("M-2 0C4 8 14 14 26 16C20 8 14 2 8-1Z", slate)
             + _circle(-16, -1, 5, slate)
             + _path("M-20.5-2L-26 0L-20.5 1Z", YELLOW, INK, 0.7)
-            + _circle(-17, -2, 1.6, YELLOW, INK, 0.6),
+            + _circle(-17, -2, 1.8, RED, INK, 0.6),
             _at(62, 104, 1.45, -12),
         )
         return (
@@ -928,7 +939,11 @@ def _iris(c: Card) -> str:
     water = _path("M3 160V128C30 122 60 134 97 124V160Z", SKY_BLUE)
     if c == Card.IRIS_BRIDGE:
         planks = _walkway(64, 104, 10, 78, 10, 7) + _walkway(-4, 132, 74, 102, 13, 8)
-        return body + water + _iris_clump([(20, 36, 1.3), (52, 28, 1.4), (82, 40, 1.2)]) + planks
+        ripples = _path(
+            "M8 150q5-3 10 0t10 0M62 136q5-3 10 0t10 0M44 154q5-3 10 0t10 0", "none", WHITE, 1.2
+        )
+        flowers = _iris_clump([(20, 36, 1.3), (52, 28, 1.4), (82, 40, 1.2)])
+        return body + water + flowers + ripples + planks
     flowers = _iris_clump([(18, 38, 1.3), (48, 24, 1.4), (78, 36, 1.3), (66, 80, 1.1)])
     if c == Card.IRIS_RIBBON:
         return (
@@ -971,7 +986,11 @@ def _butterfly(x: float, y: float, s: float, wing: str, spot: str, deg: float) -
     return _g(
         _path("M0 0C-6-12-18-14-18-6C-18 0-8 2 0 0ZM0 0C6-12 18-14 18-6C18 0 8 2 0 0Z", wing)
         + _path("M0 0C-4 4-12 10-10 14C-6 14-2 8 0 0ZM0 0C4 4 12 10 10 14C6 14 2 8 0 0Z", spot)
-        + _path(_circles_d([(-11, -7, 2.2), (11, -7, 2.2)]), spot, "none")
+        + _path(
+            "M-18-6C-18-12-12-14-8-12C-12-10-14-6-18-6ZM18-6C18-12 12-14 8-12C12-10 14-6 18-6Z", INK
+        )
+        + _path(_circles_d([(-10, -6, 2.2), (10, -6, 2.2)]), spot, "none")
+        + _dots([(-15, -10), (15, -10), (-8, 11), (8, 11)], WHITE, 0.9)
         + _path("M0-5V6M0-5L-3-11M0-5L3-11", "none", INK, 1.6),
         _at(x, y, s, deg),
     )
@@ -1043,6 +1062,9 @@ def _clover(c: Card) -> str:
                 "C-26 16-28 10-28 2Z",
                 brown,
             )
+            + _path("M-22-12C-8-22 16-22 30-8C16-16-6-16-22-12Z", "#35210f", "none")
+            + _path("M-22 10C-8 14 14 14 28 8C20 14 2 14-14 14Z", "#8a5a32", "none")
+            + _path("M-8-16l-2 5M0-17l-1 5M8-17l0 5M16-14l1 5", "none", "#8a5a32", 1)
             + _path("M-26-6L-40 2L-39 9L-26 10Z", brown)
             + _path("M-36 6Q-40-1-33-2Q-36 2-33 6Z", WHITE)
             + _path("M-18-15L-14-24L-10-15Z", brown)
@@ -1090,7 +1112,9 @@ def _goose(x: float, y: float, s: float) -> str:
     return _g(
         _path(
             "M-12 0Q-4-3 6-1L16-5L13 1Q2 5-12 0ZM-2-1Q1-13 12-18Q9-7 5-1ZM-12 0L-19-3L-12-1Z", INK
-        ),
+        )
+        + _path("M0-2Q3-10 9-14Q7-7 4-2Z", "#667", "none")
+        + _dots([(-10, -0.6)], WHITE, 0.8),
         _at(x, y, s),
     )
 
@@ -1098,7 +1122,8 @@ def _goose(x: float, y: float, s: float) -> str:
 def _susuki(c: Card) -> str:
     body = _bg(RED)
     if c == Card.SUSUKI_MOON:
-        return body + _circle(50, 58, 29, "#fff4d2", INK, 1.5) + _susuki_hill(96)
+        moon = _circle(50, 58, 32, YELLOW) + _circle(50, 58, 28.5, "#fff4d2", INK, 1.5)
+        return body + moon + _susuki_hill(96)
     if c == Card.SUSUKI_GEESE:
         geese = _goose(30, 34, 1.4) + _goose(58, 50, 1.2) + _goose(80, 30, 1.1)
         return body + geese + _susuki_hill(92)
@@ -1149,7 +1174,8 @@ def _chrysanthemum(c: Card) -> str:
             _path("M8 21L11 30H-11L-8 21Z", RED)
             + _path("M-27 0C-25 15-12 23 0 23S25 15 27 0Z", RED)
             + _path(_ellipses_d([(0, 0, 27, 7, 0)]), RED)
-            + _path(_ellipses_d([(0, 0.6, 23, 4.6, 0)]), DARK_RED, "none")
+            + _path(_ellipses_d([(0, 0.6, 23, 4.6, 0)]), DARK_RED, YELLOW, 1.4)
+            + _path("M-9.6 26H9.6M-24 8Q0 22 24 8", "none", YELLOW, 1.4)
             + _g(_path(_KOTOBUKI, "none", YELLOW, 2.2), "translate(-8 3.5) scale(.8)"),
             _at(50, 104, 1.35),
         )
@@ -1210,6 +1236,8 @@ def _maple(c: Card) -> str:
             + _path("M-14-35L-18-48M-16-42L-22-45M-11-35L-8-50M-9-44L-3-48", "none", BARK, 2)
             + _path("M-20-32L-27-36L-21-29Z", deer_c)
             + _path("M25-4Q29-6 28 0Z", WHITE)
+            + _path("M-18 4Q4 10 20 4Q10 8 4 8H-14Z", "#f3e2c4", "none")
+            + _path("M-22-4L-20-24L-17-8Z", "#f3e2c4", "none")
             + _path(
                 _circles_d(
                     [(-6, -6, 1.6), (4, -8, 1.6), (14, -5, 1.6), (-2, 1, 1.4), (10, 1, 1.4)]
@@ -1303,7 +1331,9 @@ def _willow_card(c: Card) -> str:
         )
         man = (
             _path("M42 74C36 96 34 118 38 138H72C74 118 70 96 64 74Z", BLUE)
-            + _path("M46 76L54 96L60 76M40 114Q54 120 70 114", "none", WHITE, 1.2)
+            + _path("M46 76L54 96L60 76Z", RED)
+            + _path("M40 114Q54 120 70 114", "none", WHITE, 1.2)
+            + _dots([(47, 104), (63, 102), (55, 128), (44, 128), (66, 126), (60, 110)], YELLOW, 1.5)
             + _path("M38 138L34 143H46L48 138ZM62 138L64 143H76L72 138Z", INK)
             + _circle(54, 72, 6.5, "#f2d2a8")
             + _path("M48 68Q54 60 60 68L57 60H51Z", INK)
@@ -1394,7 +1424,11 @@ def _paulownia(c: Card) -> str:
             _path("M8 4C30 10 44 30 40 62C34 42 24 26 6 10Z", GREEN)
             + _path("M8 6C24 20 30 44 18 68C18 46 14 30 4 12Z", YELLOW)
             + _path("M6 2C36 0 52 14 56 38C44 24 30 14 6 8Z", "#3a6fd0")
-            + _path(_circles_d([(40, 58, 3), (19, 63, 3), (54, 34, 3)]), RED, INK, 1)
+            + _path("M6 8C16 26 16 48 2 70C6 50 6 30 2 14Z", PURPLE)
+            + _path(
+                _circles_d([(40, 58, 3.4), (19, 63, 3.4), (54, 34, 3.4), (2, 70, 3)]), RED, INK, 1
+            )
+            + _dots([(40, 58), (19, 63), (54, 34), (2, 70)], YELLOW, 1.2)
             + _path(
                 "M-2-6C2-28 18-46 40-52C34-40 34-30 24-20C34-22 40-20 46-16C32-6 18-2 4 2Z", YELLOW
             )

@@ -373,9 +373,24 @@ async def api_rules(request: Request) -> Response:
     )
 
 
+BADGE_VALUES: Final = {"on": True, "off": False}
+"""Values of the card images' ``badge`` query parameter (the code badge; default on)."""
+
+
 async def card_svg(request: Request) -> Response:
     name = str(request.path_params["name"])
-    text = catalog.sprite_sheet() if name == "sprite" else catalog.card_image(name, 100)
+    value = request.query_params.get("badge", "on")
+    if value not in BADGE_VALUES:
+        allowed = ", ".join(BADGE_VALUES)
+        return _error(
+            ProtocolError("bad_field", f"badge must be one of {allowed}, not {value[:20]!r}"),
+            request,
+        )
+    badge = BADGE_VALUES[value]
+    if name == "sprite":
+        text: str | None = catalog.sprite_sheet(badge=badge)
+    else:
+        text = catalog.card_image(name, 100, badge=badge)
     if text is None:
         return _error(ProtocolError("not_found", "no such card"), request)
     return Response(

@@ -3,7 +3,8 @@
 :func:`card_catalog` lists the 48 cards with their English and Japanese names
 (``koikoi.game.cards.ENGLISH_NAMES``, ``MONTH_NAMES_JA``) and an accessible label.
 :func:`card_image` returns one card's SVG from :mod:`koikoi.features.svg` (the
-same art as everywhere else).
+same art as everywhere else), with or without its code badge (the corner mark:
+month number and kind letter); :func:`sprite_sheet` the same for all 49 symbols.
 """
 
 from __future__ import annotations
@@ -116,16 +117,26 @@ def art_source() -> str:
 
 
 @functools.lru_cache(maxsize=128)
-def card_image(name: str, width: int = 100) -> str | None:
-    """SVG text of card ``name`` (a card code as in CODES, or ``"back"``); None if unknown."""
+def card_image(name: str, width: int = 100, *, badge: bool = True) -> str | None:
+    """SVG text of card ``name`` (a card code as in CODES, or ``"back"``); None if unknown.
+
+    Args:
+        name: a card code (``"9A"``) or ``"back"``.
+        width: width in pixels.
+        badge: draw the code badge (month number and kind letter) in the corner.
+    """
     if name == "back":
         return svg.card_back_svg(width=width)
     if not _CODE_RE.fullmatch(name) or name not in CODES:
         return None
-    return svg.card_svg(name, width=width)
+    return svg.card_svg(name, width=width, mark_kind=badge)
 
 
 @functools.cache
-def sprite_sheet() -> str:
-    """The 48 card symbols (``card-1L`` ...) and ``card-back`` in one SVG document."""
-    return svg.sprite_sheet()
+def sprite_sheet(*, badge: bool = True) -> str:
+    """The 48 card symbols (``card-1L`` ...) and ``card-back`` in one SVG document.
+
+    Args:
+        badge: draw each card's code badge (month number and kind letter).
+    """
+    return svg.sprite_sheet(mark_kind=badge)

@@ -132,6 +132,58 @@ const KK = (() => {
     return `${name} · ${td(info.kind_en)} (${info.code})`;
   }
 
+  /* Code badges (the corner mark "1L", "9A" of each card: month and kind). A setting,
+     kept in localStorage ("koikoi.badges": "on" or "off", default "off") and shown as
+     document.documentElement.dataset.badges. The card images come from the server with
+     or without the badge (/cards/9A.svg?badge=on|off); a change of the data attribute
+     (the settings dialog, another tab, the tutorial) swaps the images on the page. The
+     tutorial forces them on (forceBadges) without touching the stored setting. */
+  const BADGES_STORE = "koikoi.badges";
+  let badgesForced = false;
+
+  function storedBadges() {
+    try {
+      return localStorage.getItem(BADGES_STORE) === "on" ? "on" : "off";
+    } catch (_) {
+      return "off";
+    }
+  }
+
+  function badgesOn() {
+    return document.documentElement.dataset.badges === "on";
+  }
+
+  function cardSrc(code) {
+    return `/cards/${code}.svg?badge=${badgesOn() ? "on" : "off"}`;
+  }
+
+  // Sets the page's data-badges from the stored setting (or "on" while forced).
+  function applyBadges() {
+    const want = badgesForced ? "on" : storedBadges();
+    if (document.documentElement.dataset.badges !== want) document.documentElement.dataset.badges = want;
+  }
+
+  function forceBadges(on) {
+    badgesForced = Boolean(on);
+    applyBadges();
+  }
+
+  function watchBadges() {
+    new MutationObserver(() => {
+      if (badgesForced && !badgesOn()) return void applyBadges();
+      for (const img of document.querySelectorAll("img[data-card-art]")) {
+        const src = cardSrc(img.dataset.cardArt);
+        if (img.getAttribute("src") !== src) img.setAttribute("src", src);
+      }
+    }).observe(document.documentElement, { attributes: true, attributeFilter: ["data-badges"] });
+    window.addEventListener("storage", (ev) => {
+      if (ev.key === BADGES_STORE || ev.key === null) applyBadges();
+    });
+  }
+
+  applyBadges();
+  watchBadges();
+
   /* One card: <button> when it can be acted on, else role=img. */
   function cardEl(code, opts = {}) {
     const info = card(code);
@@ -144,7 +196,7 @@ const KK = (() => {
       type: opts.button ? "button" : null,
       title: !info ? code : lang === "en" ? `${info.name_en} · ${info.name_ja || info.month_ja} (${code})` : label,
     });
-    node.append(el("img", { src: `/cards/${code}.svg`, alt: "", draggable: "false" }));
+    node.append(el("img", { src: cardSrc(code), alt: "", draggable: "false", "data-card-art": code }));
     return node;
   }
 
@@ -439,6 +491,7 @@ const KK = (() => {
     deviceKey, playerName, setPlayerName, linkGame, playerLabel,
     reduceMotion, sleep, toast, settlementView, points,
     t, tn, td, applyI18n, setLanguage, LANGS, cardLabel,
+    cardSrc, applyBadges, forceBadges, badgesOn,
     get lang() { return lang; },
     get config() { return config; },
   };

@@ -94,6 +94,7 @@ const KKTutorial = (() => {
 
   function ensurePanel() {
     if (panel && panel.isConnected) return panel;
+    KK.forceBadges(true); // code badges on while learning (the stored setting is kept)
     panel = el("section", { class: "coach", id: "coach", "aria-labelledby": "coach-title" },
       el("h2", { id: "coach-title", text: KK.t("Learn to play") }),
       el("p", { class: "coach-text", id: "coach-text", "aria-live": "polite" }),
@@ -117,6 +118,7 @@ const KKTutorial = (() => {
   narrow.addEventListener("change", place);
 
   function hide() {
+    KK.forceBadges(false);
     if (panel) panel.remove();
     panel = null;
     shown = null;
