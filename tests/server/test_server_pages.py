@@ -122,7 +122,8 @@ def test_every_page_has_the_shared_head(path: str) -> None:
     assert {"name": "color-scheme", "content": "dark"} in o.metas
     assert len(o.titles) == 1 and "Koi-Koi" in o.titles[0]
     stylesheets = [link["href"] for link in o.links if link.get("rel") == "stylesheet"]
-    assert stylesheets[0] == "/static/style.css"  # the page's own sheets come after it
+    # the bundled Japanese face, then the shared sheet; the page's own sheets come after
+    assert stylesheets[:2] == ["/static/fonts.css", "/static/style.css"]
     assert {"rel": "icon", "href": "/cards/8L.svg", "type": "image/svg+xml"} in o.links
     sources = [script.get("src") for script in o.scripts]
     assert sources[0] == "/static/common.js"  # deferred, so it runs before the page's own

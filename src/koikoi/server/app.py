@@ -26,6 +26,7 @@ import contextlib
 import functools
 import gc
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.staticfiles import PathLike, StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -401,6 +402,26 @@ async def card_svg(request: Request) -> Response:
             "content-security-policy": SVG_POLICY,
         },
     )
+
+
+class VersionedFiles(StaticFiles):
+    """Static files linked with their content's hash (``?v=``), so cached for a year.
+
+    Serves ``/static/fonts/``: fonts.css links the bundled font as
+    ``NotoSansCJKjp-Regular-subset.woff2?v=<hash>`` (scripts/subset-font.py writes
+    both), so a new subset gets a new URL.
+    """
+
+    def file_response(
+        self,
+        full_path: PathLike,
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["cache-control"] = "public, max-age=31536000, immutable"
+        return response
 
 
 # ------------------------------------------------------------------- API
@@ -873,6 +894,7 @@ def create_app(
         Route("/api/keeper", api_keeper, methods=["POST"]),
         Route("/cards/{name}.svg", card_svg),
         WebSocketRoute("/ws", ws_endpoint),
+        Mount("/static/fonts", app=VersionedFiles(directory=pages.STATIC_DIR / "fonts")),
         Mount("/static", app=StaticFiles(directory=pages.STATIC_DIR), name="static"),
     ]
     app = Starlette(
