@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test test-core test-slow lint bench loadtest soak clean
+.PHONY: play serve test test-core test-slow lint bench loadtest soak screenshots clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -40,6 +40,11 @@ test-core: $(STAMP)
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
+
+# New baselines of the visual tests (tests/server/visual/) and the pictures of
+# docs/web.md, after a deliberate change of the web game's looks: look, then commit.
+screenshots: $(STAMP)
+	KOIKOI_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/server/test_server_browser_visual.py
 
 bench: $(STAMP)
 	$(BIN)/koikoi bench engine

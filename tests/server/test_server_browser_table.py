@@ -184,8 +184,12 @@ def test_the_progress_panel_shows_both_players_and_strikes_an_impossible_yaku(
     server: ThreadServer, browser: Any
 ) -> None:
     seed, actions, stop, gone = _seed_with_an_impossible_yaku()
-    p = desktop_page_at(browser, server, seed, actions, stop, shown="#progress .progress-row")
+    p = desktop_page_at(browser, server, seed, actions, stop, shown="#bottom-hand .card")
     page = p.page
+    # The full progress is on demand: the Yaku button (or Y) opens it.
+    assert not page.locator("#progress-dialog[open]").count()
+    page.keyboard.press("y")
+    page.wait_for_selector("#progress-dialog[open] #progress .progress-row")
     match = hub_room(server, game_id(page)).match
     expected = progress_of(view_of(match, 0))
     for slot, seat in (("bottom", 0), ("top", 1)):
@@ -362,7 +366,7 @@ def test_no_page_is_wider_than_a_phone(server: ThreadServer, browser: Any) -> No
     page.wait_for_selector("#bottom-hand .card")
     assert overflow(page) <= 0
     play_to(p, seed, actions, stop)
-    page.wait_for_selector("#progress .progress-row")
+    page.wait_for_selector("#progress .progress-row", state="attached")
     assert overflow(page) <= 0
     p.shot("phone-in-game")
     # The match-over view: a one-round match that ends at the deal (an instant hand).

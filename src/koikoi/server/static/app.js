@@ -47,6 +47,8 @@
 
   function show(section) {
     for (const id of ["home", "game", "message"]) $(id).hidden = id !== section;
+    document.body.classList.toggle("in-game", section === "game");
+    closeDrawer();
   }
 
   function route() {
@@ -606,6 +608,7 @@
       const seatInfo = G.welcome && G.welcome.players[p];
       info.replaceChildren(...KK.kids(
         el("span", { class: "name", id: `${slot}-name`, text: nameOf(p) }),
+        slot === "top" ? el("span", { class: "badge hand-count", text: KK.tn("{n} card in hand", "{n} cards in hand", b.handCounts[p]) }) : null,
         b.dealer === p ? el("span", { class: "badge dealer", title: KK.t("dealer"), text: KK.t("Dealer 親") }) : null,
         b.current === p && !(G.state && G.state.over) ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
         b.calls[p] ? el("span", { class: "badge koikoi", text: KK.t("koi-koi ×{calls}", { calls: b.calls[p] }) }) : null,
@@ -1107,6 +1110,20 @@
     $("history-btn").addEventListener("click", historyDialog);
     $("rules-btn").addEventListener("click", rulesDialog);
     $("keys-btn").addEventListener("click", () => openDialog($("keys-dialog")));
+    // The log keeps its last lines in view when the side column's other panels grow
+    // or shrink (a hint shown, a drawer opened).
+    if (window.ResizeObserver) new ResizeObserver(() => { $("log").scrollTop = $("log").scrollHeight; }).observe($("log"));
+    $("progress-btn").addEventListener("click", progressDialog);
+    $("tab-progress").addEventListener("click", progressDialog);
+    $("tab-hint").addEventListener("click", () => { closeDrawer(); requestHint(); });
+    for (const tab of $("tabbar").querySelectorAll("button[data-drawer]")) {
+      tab.addEventListener("click", () => toggleDrawer(tab.dataset.drawer));
+    }
+    // A tap on the table, or a button of a drawer, closes the open drawer.
+    $("board").addEventListener("click", closeDrawer);
+    $("side-extra").addEventListener("click", (e) => {
+      if (e.target.closest("button:not(.lang-switch button), a")) closeDrawer();
+    });
     $("copy-invite").addEventListener("click", () => copy("invite-link"));
     $("copy-watch").addEventListener("click", () => copy("watch-link"));
     for (const b of document.querySelectorAll(".close-dialog")) {
@@ -1140,8 +1157,36 @@
     document.addEventListener("keydown", () => { G.lastPointer = "keyboard"; }, true);
   }
 
+  // ------------------------------------------------------- phone drawers
+
+  // On a phone the side column's extras (More) and the whole log (Log) open as
+  // sheets over the table from the tab bar; one at a time, closed by Esc or a tap
+  // on the table.
+  function toggleDrawer(name) {
+    const open = $("game").dataset.drawer === name ? null : name;
+    if (open) $("game").dataset.drawer = open;
+    else delete $("game").dataset.drawer;
+    for (const tab of $("tabbar").querySelectorAll("button[data-drawer]")) {
+      tab.setAttribute("aria-expanded", String(tab.dataset.drawer === open));
+    }
+    if (open === "log") $("log").scrollTop = $("log").scrollHeight;
+  }
+
+  function closeDrawer() {
+    if ($("game").dataset.drawer) toggleDrawer(null);
+  }
+
+  function progressDialog() {
+    closeDrawer();
+    openDialog($("progress-dialog"));
+  }
+
   function onKey(e) {
     if ($("game").hidden || document.querySelector("dialog[open]")) return;
+    if (e.key === "Escape" && $("game").dataset.drawer) {
+      closeDrawer();
+      return;
+    }
     const target = e.target;
     if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -1158,6 +1203,10 @@
     }
     if (e.key === "?") {
       openDialog($("keys-dialog"));
+      return;
+    }
+    if (e.key === "y" || e.key === "Y") {
+      progressDialog();
       return;
     }
     if (/^[1-9]$/.test(e.key)) {
