@@ -219,7 +219,7 @@ def test_the_hinted_card_stands_out_from_the_other_playable_cards(
 ) -> None:
     """The expert's pick gets a ring of its own: its style differs from a playable card's."""
     seed, _ = _seed_with_an_early_decision()
-    p = Page(browser, folder=SHOTS, full_page=False, **SIZES["laptop"])
+    p = Page(browser, folder=SHOTS, full_page=False, reduced_motion="reduce", **SIZES["laptop"])
     start_ai_game(p, server, seed)
     page = p.page
     page.wait_for_selector("#bottom-hand button.card.playable")
