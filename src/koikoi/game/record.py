@@ -153,11 +153,18 @@ class Identity:
 
     @classmethod
     def from_name(cls, name: str) -> Identity:
-        """The identity a bare name stands for (records of version 1): ``"AI (Expert)"``
-        is an AI, anything else a person known by that name."""
-        found = _AI_NAME.fullmatch(name.strip())
+        """The identity an English name stands for (:attr:`english` read back, and the
+        names of version 1 records): ``"You"``, ``"AI (Expert)"``, ``"Guest 2"``; any
+        other name is a person known by that name."""
+        text = name.strip()
+        if text == "You":
+            return cls.you()
+        found = _AI_NAME.fullmatch(text)
         if found is not None:
             return cls("ai", found.group(1))
+        found = _GUEST_NAME.fullmatch(text)
+        if found is not None:
+            return cls.guest(found.group(1))
         return cls.person(name)
 
     @property
@@ -182,6 +189,7 @@ class Identity:
 
 
 _AI_NAME: Final = re.compile(r"AI \((.+)\)")
+_GUEST_NAME: Final = re.compile(r"Guest (\S+)")
 
 
 @dataclass
