@@ -669,9 +669,7 @@ class GameController:
 
     def save_record(self, directory: str | Path, *, stamp: str = "") -> Path:
         """Save the match as a record in ``directory``."""
-        return save_record(
-            self.match, directory, opponent=self.opponent_spec, stamp=stamp
-        )
+        return save_record(self.match, directory, opponent=self.opponent_spec, stamp=stamp)
 
     def explain(self, settlement: Settlement) -> str:
         """The settlement in words with the players' names (:meth:`Narrator.settlement`)."""
