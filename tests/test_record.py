@@ -97,6 +97,7 @@ def test_record_holds_every_documented_key() -> None:
         "rules",
         "seed",
         "players",
+        "identities",
         "first_dealer",
         "deals",
         "actions",
@@ -108,7 +109,7 @@ def test_record_holds_every_documented_key() -> None:
         "meta",
     ]
     assert data["format"] == FORMAT == "koikoi-record"
-    assert data["version"] == VERSION == 1
+    assert data["version"] == VERSION == 2
     assert data["rules"] == get_rules("koikoi-japan").to_dict()
     assert data["seed"] == 7
     assert data["players"] == ["alice", "bob"]
@@ -431,7 +432,7 @@ def test_unsupported_version_is_refused() -> None:
     data["version"] = 7
     with pytest.raises(RecordError) as info:
         reload(data)
-    assert str(info.value) == "unsupported record version 7: this koikoi reads version 1"
+    assert str(info.value) == "unsupported record version 7: this koikoi reads versions 1, 2"
 
 
 @pytest.mark.parametrize(
@@ -484,3 +485,62 @@ def test_record_is_a_plain_editable_dataclass() -> None:
     with pytest.raises(RecordError, match="round 1, action 1 'stop'"):
         replay(tampered)
     assert replay(record).scores == record.scores
+
+
+# ------------------------------------------------------------------ identities
+
+
+def test_identities_are_stored_and_read_back() -> None:
+    from koikoi.game.record import Identity
+
+    who = [Identity.you(), Identity.ai("level:2", "Novice")]
+    record = GameRecord.from_match(random_match("nintendo", 4), identities=who, created=CREATED)
+    data = as_data(record)
+    assert data["players"] == ["You", "AI (Novice)"]
+    assert data["identities"] == [
+        {"kind": "you"},
+        {"kind": "ai", "name": "Novice", "agent": "level:2"},
+    ]
+    assert reload(data).identities == who
+
+
+def test_a_version_1_record_still_loads_with_identities_from_its_names() -> None:
+    from koikoi.game.record import Identity
+
+    data = as_data(
+        GameRecord.from_match(random_match("nintendo", 4), players=["alice", "AI (Expert)"])
+    )
+    data["version"] = 1
+    del data["identities"]
+    old = reload(data)
+    assert old.version == 1 and old.players == ["alice", "AI (Expert)"]
+    assert old.identities == [Identity.person("alice"), Identity("ai", "Expert")]
+    replay(old)
+    assert "identities" not in as_data(old)  # written back as it was read
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.pop("identities"), "record: missing key 'identities'"),
+        (
+            lambda d: d["identities"].__setitem__(0, {"kind": "robot"}),
+            "record: identities[0].kind must be one of you, ai, person, guest, not 'robot'",
+        ),
+        (
+            lambda d: d["identities"].__setitem__(1, {"kind": "person", "name": " "}),
+            "record: identities[1]: a 'person' identity needs a non-empty name",
+        ),
+        (
+            lambda d: d["identities"].__setitem__(1, {"kind": "guest", "name": "1", "x": 1}),
+            "record: identities[1] has unknown key 'x': allowed kind, name, agent",
+        ),
+        (lambda d: d["identities"].pop(), "record: identities must be two objects"),
+    ],
+)
+def test_malformed_identities_are_refused(change: Any, message: str) -> None:
+    data = as_data(record_of())
+    change(data)
+    with pytest.raises(RecordError) as info:
+        reload(data)
+    assert str(info.value).startswith(message)

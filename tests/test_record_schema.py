@@ -82,7 +82,10 @@ def test_a_record_before_settlements_carried_exhausted_is_valid(validator: Any) 
     [
         (lambda d: d.pop("deals"), "'deals' is a required property"),
         (lambda d: d.update(format="other"), "'koikoi-record' was expected"),
-        (lambda d: d.update(version=2), "1 was expected"),
+        (lambda d: d.update(version=1), "2 was expected"),
+        (lambda d: d.pop("identities"), "'identities' is a required property"),
+        (lambda d: d["identities"][0].update(kind="robot"), "'robot' is not one of"),
+        (lambda d: d["identities"].__setitem__(1, {"kind": "person"}), "'name' is a required"),
         (lambda d: d["deals"][0].pop(), "is too short"),
         (lambda d: d["deals"][0].__setitem__(1, d["deals"][0][0]), "non-unique elements"),
         (lambda d: d["deals"][0].__setitem__(0, "13L"), "'13L' is not one of"),

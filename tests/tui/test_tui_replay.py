@@ -112,7 +112,8 @@ async def test_two_players_of_one_agent_are_told_apart(record: GameRecord) -> No
     """A record of one agent against itself names both players "random"."""
     from dataclasses import replace
 
-    app = ReplayApp(replace(record, players=["random", "random"]))
+    # identities=[]: worked out from the names, as in a record of koikoi simulate
+    app = ReplayApp(replace(record, players=["random", "random"], identities=[]))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         screen = app.screen

@@ -98,11 +98,11 @@ def _mistakes(record: GameRecord, path: str | None) -> dict[int, Mistake]:
 
 def mistake_lines(record: GameRecord, mistakes: Mapping[int, Mistake]) -> Iterator[str]:
     """The marked mistakes, one line each, in the order played."""
+    from koikoi.features.names import record_names
     from koikoi.features.narrate import Narrator
-    from koikoi.game.record import distinct_names
     from koikoi.i18n import tn
 
-    narrator = Narrator(distinct_names(record.players))
+    narrator = Narrator(record_names(record))
     yield tn("{n} mistake:", "{n} mistakes:", len(mistakes))
     for number in sorted(mistakes):
         m = mistakes[number]
@@ -141,13 +141,15 @@ def format_replay(record: GameRecord, match: Match) -> Iterator[str]:
 
 
 def _who(record: GameRecord) -> Callable[[int | None], str]:
-    """How the replay names a player: ``"player 0 (alice)"`` (``"プレイヤー0（alice）"``)."""
+    """How the replay names a player: ``"player 0 (alice)"`` (``"プレイヤー0（alice）"``),
+    an AI, a guest or "you" in the language in use."""
+    from koikoi.features.names import display_name
     from koikoi.i18n import t
 
     def who(player: int | None) -> str:
         if player is None:
             return t("nobody")
-        name = record.players[player]
+        name = display_name(record.identities[player])
         if name == f"player {player}":
             return t("player {n}", n=player)
         return t("player {n} ({name})", n=player, name=name)

@@ -126,7 +126,9 @@ def _breakdown(title: str, rows: tuple[tuple[str, Tally], ...]) -> list[str]:
 
 
 def format_stats(history: History, stats: Summary) -> list[str]:
-    """The statistics in lines of text (the human output of ``koikoi stats``)."""
+    """The statistics in lines of text (the human output of ``koikoi stats``): the
+    opponents named in the language in use."""
+    from koikoi.features.names import shown_name
     from koikoi.i18n import t
 
     lines = [t("History: {path}", path=str(history.path))]
@@ -138,14 +140,16 @@ def format_stats(history: History, stats: Summary) -> list[str]:
     lines += _tally_lines(stats.total)
     lines.append("")
     lines += _breakdown(t("By rule set"), stats.by_rules)
-    lines += _breakdown(t("By opponent"), stats.by_opponent)
+    lines += _breakdown(
+        t("By opponent"), tuple((shown_name(name), tally) for name, tally in stats.by_opponent)
+    )
     lines.append("")
     lines.append(t("Matches, newest first (koikoi stats --record N > FILE to replay one):"))
     results = {"win": t("Won"), "loss": t("Lost"), "draw": t("Drawn")}
     numbered = list(enumerate(zip(history.games, stats.games, strict=True), 1))
     for number, (entry, game) in reversed(numbered):
         lines.append(
-            f"  {number:>3}  {entry.finished}  {game.opponent}  {game.rules}  "
+            f"  {number:>3}  {entry.finished}  {shown_name(game.opponent)}  {game.rules}  "
             f"{results[game.result]} {game.score[0]}-{game.score[1]}"
         )
     return lines

@@ -39,8 +39,8 @@ Definitions (all counted from the record alone, without replaying it):
   succeeded (a second call needs a better hand) and the second succeeds only if
   the caller goes on to win the round.
 - **Rule set**: the rule set's name (``rules["name"]``, a preset such as
-  ``nintendo`` or a house-rules name). **Opponent**: the other seat's name in
-  the record.
+  ``nintendo`` or a house-rules name). **Opponent**: who the other seat is in
+  the record, named in English (an old record's name as it was written).
 
 >>> from koikoi.game.engine import Match
 >>> from koikoi.game.record import GameRecord
@@ -108,7 +108,10 @@ class GameLine:
 
     Attributes:
         seat: the player's seat in the record (0 or 1).
-        opponent: the other seat's name.
+        opponent: the other seat's name in English (:attr:`Identity.english
+            <koikoi.game.record.Identity.english>`: ``"AI (Expert)"``, ``"Guest 2"``,
+            a person's name); faces show it in their language
+            (:func:`koikoi.features.names.shown_name`).
         rules: the rule set's name.
         created: when the record was made (ISO 8601, as recorded).
         result: ``"win"``, ``"loss"`` or ``"draw"``.
@@ -323,7 +326,7 @@ def game_line(record: GameRecord, seat: int) -> GameLine:
     result: Result = "draw" if winner is None else ("win" if winner == me else "loss")
     return GameLine(
         seat=me,
-        opponent=str(record.players[other]),
+        opponent=record.identities[other].english,
         rules=str(record.rules.get("name") or "custom"),
         created=record.created,
         result=result,

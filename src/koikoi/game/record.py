@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterable, Iterator, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,8 +53,11 @@ from koikoi.game.views import PlayerView, view_of_round
 
 __all__ = [
     "FORMAT",
+    "IDENTITY_KINDS",
+    "READ_VERSIONS",
     "VERSION",
     "GameRecord",
+    "Identity",
     "RecordedAction",
     "ReplayStep",
     "distinct_names",
@@ -66,8 +70,14 @@ __all__ = [
 
 FORMAT: Final = "koikoi-record"
 """The value of a record's ``"format"`` key."""
-VERSION: Final = 1
-"""The record version this module writes and reads."""
+VERSION: Final = 2
+"""The record version this module writes (version 2 added ``identities``)."""
+READ_VERSIONS: Final = (1, 2)
+"""The record versions this module reads: a version 1 record's identities are
+worked out from its names (:meth:`Identity.from_name`)."""
+IDENTITY_KINDS: Final = ("you", "ai", "person", "guest")
+"""Who a player can be: the local player, an AI, a person who gave a name, a person
+who gave none (a guest)."""
 
 _T = TypeVar("_T")
 _WIDTH: Final = 100  # JSON lines up to this width are kept on one line
@@ -86,6 +96,102 @@ class RecordedAction:
         return {"round": self.round, "player": self.player, "action": self.action}
 
 
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a player of a record is, independent of any language.
+
+    ``kind`` is one of :data:`IDENTITY_KINDS`:
+
+    - ``"you"``: the local player of ``koikoi play`` (shown as "You", "あなた").
+    - ``"ai"``: an AI; ``name`` is its level's English title (``"Expert"``) or, for
+      an agent that is no offered level, its spec; ``agent`` is the agent spec.
+    - ``"person"``: a person, or anything else known only by a name (an agent spec of
+      ``koikoi simulate``, an imported game's player): ``name`` as given.
+    - ``"guest"``: a person who gave no name; ``name`` is the short tag that tells
+      them apart (their seat, 1 or 2).
+
+    Faces translate it when they show it (:mod:`koikoi.features.names`);
+    :attr:`english` is the name in English, which the record's ``players`` holds.
+
+    >>> Identity.ai("level:8", "Expert").english, Identity.guest(2).english
+    ('AI (Expert)', 'Guest 2')
+    >>> Identity.from_name("AI (Novice)")
+    Identity(kind='ai', name='Novice', agent='')
+    """
+
+    kind: str
+    name: str = ""
+    agent: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in IDENTITY_KINDS:
+            raise InvalidInputError(
+                f"identity kind {self.kind!r} is not known: allowed {', '.join(IDENTITY_KINDS)}"
+            )
+        if self.kind != "you" and not self.name.strip():
+            raise InvalidInputError(f"a {self.kind!r} identity needs a non-empty name")
+
+    @classmethod
+    def you(cls) -> Identity:
+        """The local player."""
+        return cls("you")
+
+    @classmethod
+    def ai(cls, agent: str, level: str | None = None) -> Identity:
+        """An AI playing ``agent``, called by its level's English title (else its spec)."""
+        return cls("ai", (level or agent).strip(), agent.strip())
+
+    @classmethod
+    def person(cls, name: str) -> Identity:
+        """A person (or other player) known by ``name``."""
+        return cls("person", " ".join(name.split()))
+
+    @classmethod
+    def guest(cls, tag: str | int) -> Identity:
+        """A person who gave no name, told apart by ``tag`` (their seat, 1 or 2)."""
+        return cls("guest", str(tag))
+
+    @classmethod
+    def from_name(cls, name: str) -> Identity:
+        """The identity an English name stands for (:attr:`english` read back, and the
+        names of version 1 records): ``"You"``, ``"AI (Expert)"``, ``"Guest 2"``; any
+        other name is a person known by that name."""
+        text = name.strip()
+        if text == "You":
+            return cls.you()
+        found = _AI_NAME.fullmatch(text)
+        if found is not None:
+            return cls("ai", found.group(1))
+        found = _GUEST_NAME.fullmatch(text)
+        if found is not None:
+            return cls.guest(found.group(1))
+        return cls.person(name)
+
+    @property
+    def english(self) -> str:
+        """The name in English: ``"You"``, ``"AI (Expert)"``, ``"Hana"``, ``"Guest 2"``."""
+        if self.kind == "you":
+            return "You"
+        if self.kind == "ai":
+            return f"AI ({self.name})"
+        if self.kind == "guest":
+            return f"Guest {self.name}"
+        return self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"kind"}``, with ``"name"`` and ``"agent"`` where they apply."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.kind != "you":
+            out["name"] = self.name
+        if self.kind == "ai" and self.agent:
+            out["agent"] = self.agent
+        return out
+
+
+_AI_NAME: Final = re.compile(r"AI \((.+)\)")
+_GUEST_NAME: Final = re.compile(r"Guest (\S+)")
+
+
 @dataclass
 class GameRecord:
     """A whole match as data. Build with :meth:`from_match` or :func:`load_record`.
@@ -94,7 +200,7 @@ class GameRecord:
         rules: the rule set in full (:meth:`Rules.to_dict`).
         seed: the match's seed (``None`` when it was played with an injected
             generator: then the recorded deals are the only source of chance).
-        players: the two players' names (index 0 and 1).
+        players: the two players' names (index 0 and 1), in English.
         first_dealer: how the first dealer was decided: ``method`` (``"draw"``
             or ``"random"``), ``winner``, ``draws`` (pairs of card codes, player
             0's first), ``dealer`` and ``leader``.
@@ -108,6 +214,8 @@ class GameRecord:
         finished: whether the match is over.
         created: when the record was made (ISO 8601).
         meta: free-form data (agents, seeds of a simulation, the koikoi version).
+        identities: who the two players are (:class:`Identity`), which faces name in
+            their language; worked out from ``players`` when not given.
     """
 
     rules: dict[str, Any]
@@ -123,6 +231,11 @@ class GameRecord:
     created: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     version: int = VERSION
+    identities: list[Identity] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.identities:
+            self.identities = [Identity.from_name(n) for n in self.players]
 
     # ------------------------------------------------------------ building
 
@@ -134,6 +247,7 @@ class GameRecord:
         players: Sequence[str] | None = None,
         meta: Mapping[str, Any] | None = None,
         created: str | None = None,
+        identities: Sequence[Identity] | None = None,
     ) -> GameRecord:
         """The record of ``match`` (finished or not).
 
@@ -143,16 +257,28 @@ class GameRecord:
 
         Args:
             match: the match.
-            players: the two players' names (default ``"player 0"``, ``"player 1"``).
+            players: the two players' names (default: the identities' English
+                names, else ``"player 0"``, ``"player 1"``).
             meta: free-form JSON-ready data stored under ``"meta"``.
             created: the creation time (default: now, UTC, ISO 8601).
+            identities: who the two players are (default: worked out from the
+                names, :meth:`Identity.from_name`).
 
         Raises:
-            InvalidInputError: if ``players`` is not two non-empty names.
+            InvalidInputError: if ``players`` is not two non-empty names, or
+                ``identities`` not two identities.
             RecordError: if the match cannot be recorded (its seed does not
                 reproduce its deals, or its first dealer is unknown).
         """
-        names = ["player 0", "player 1"] if players is None else list(players)
+        who = None if identities is None else list(identities)
+        if who is not None and (len(who) != 2 or not all(isinstance(i, Identity) for i in who)):
+            raise InvalidInputError(f"identities must be two Identity objects, not {who!r}")
+        if players is not None:
+            names = list(players)
+        elif who is not None:
+            names = [i.english for i in who]
+        else:
+            names = ["player 0", "player 1"]
         if len(names) != 2 or not all(isinstance(n, str) and n.strip() for n in names):
             raise InvalidInputError(f"players must be two non-empty names, not {names!r}")
         first = _first_dealer_of(match)
@@ -170,6 +296,7 @@ class GameRecord:
             finished=match.is_over,
             created=created if created is not None else _now(),
             meta={"koikoi": __version__, **(dict(meta) if meta else {})},
+            identities=who or [],
         )
         record.actions = _annotate_actions(match, record)
         return record
@@ -184,6 +311,7 @@ class GameRecord:
             "rules": self.rules,
             "seed": self.seed,
             "players": list(self.players),
+            **({"identities": [i.to_dict() for i in self.identities]} if self.version >= 2 else {}),
             "first_dealer": self.first_dealer,
             "deals": self.deals,
             "actions": [a.to_dict() for a in self.actions],
@@ -752,9 +880,10 @@ def record_from_dict(data: Any, *, where: str = "record") -> GameRecord:
             f"{where}: not a koikoi record: format is {data['format']!r}, expected {FORMAT!r}"
         )
     version = _get(data, "version", int, where)
-    if version != VERSION:
+    if version not in READ_VERSIONS:
         raise RecordError(
-            f"unsupported record version {version}: this koikoi reads version {VERSION}"
+            f"unsupported record version {version}: this koikoi reads versions "
+            f"{', '.join(map(str, READ_VERSIONS))}"
         )
     rules = _get(data, "rules", dict, where)
     if not all(section in rules for section in SECTION_TYPES):
@@ -766,6 +895,11 @@ def record_from_dict(data: Any, *, where: str = "record") -> GameRecord:
     players = _get(data, "players", list, where)
     if len(players) != 2 or not all(isinstance(p, str) and p for p in players):
         raise RecordError(f"{where}: players must be two non-empty names, not {players!r}")
+    identities = (
+        [Identity.from_name(p) for p in players]
+        if version < 2
+        else _identities(_get(data, "identities", list, where), where)
+    )
     first = _first_dealer_from(_get(data, "first_dealer", dict, where), where)
     deals = [_deck(deck, i, where) for i, deck in enumerate(_get(data, "deals", list, where), 1)]
     actions = [_action(a, i, where) for i, a in enumerate(_get(data, "actions", list, where), 1)]
@@ -798,7 +932,34 @@ def record_from_dict(data: Any, *, where: str = "record") -> GameRecord:
         created=created,
         meta=meta,
         version=version,
+        identities=identities,
     )
+
+
+def _identities(data: list[Any], where: str) -> list[Identity]:
+    if len(data) != 2:
+        raise RecordError(f"{where}: identities must be two objects, not {data!r}")
+    out: list[Identity] = []
+    for i, entry in enumerate(data):
+        what = f"identities[{i}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where}: {what} must be an object, not {entry!r}")
+        extra = sorted(set(entry) - {"kind", "name", "agent"})
+        if extra:
+            raise RecordError(
+                f"{where}: {what} has unknown key {extra[0]!r}: allowed kind, name, agent"
+            )
+        kind, name, agent = entry.get("kind"), entry.get("name", ""), entry.get("agent", "")
+        if kind not in IDENTITY_KINDS:
+            raise RecordError(
+                f"{where}: {what}.kind must be one of {', '.join(IDENTITY_KINDS)}, not {kind!r}"
+            )
+        if not isinstance(name, str) or not isinstance(agent, str):
+            raise RecordError(f"{where}: {what}: name and agent must be strings")
+        if kind != "you" and not name.strip():
+            raise RecordError(f"{where}: {what}: a {kind!r} identity needs a non-empty name")
+        out.append(Identity(kind, name, agent))
+    return out
 
 
 _JSON_TYPES: Final[dict[type, str]] = {

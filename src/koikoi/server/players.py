@@ -41,12 +41,13 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
+from koikoi.features.names import check_name, guest_tag
 from koikoi.features.opponents import LEVEL_CHOICES
 from koikoi.features.ratings import Rating
 from koikoi.features.ratings import update as rating_update
 from koikoi.features.stats import GameLine, game_line, summarize_lines
-from koikoi.game.errors import KoiKoiError
-from koikoi.game.record import record_from_dict
+from koikoi.game.errors import InvalidInputError, KoiKoiError
+from koikoi.game.record import Identity, record_from_dict
 from koikoi.game.rules import PRESET_NAMES
 from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
 from koikoi.server.logs import LOGGER_NAME, log_event
@@ -205,7 +206,16 @@ def _name(data: Mapping[str, Any]) -> str | None:
         raise ProtocolError("bad_field", "name must be a string")
     if len(value) > MAX_NAME_CHARS:
         raise ProtocolError("too_large", f"name is too long: at most {MAX_NAME_CHARS} characters")
-    return " ".join(value.split())
+    try:
+        return check_name(value)
+    except InvalidInputError as exc:
+        raise ProtocolError("bad_field", str(exc)) from None
+
+
+def _seat_name(name: str, seat: int) -> str:
+    """The name of the person at ``seat``, by the naming rule (:mod:`koikoi.features.names`):
+    their name, else "Guest 1" or "Guest 2" (in English; the page translates it)."""
+    return name or Identity.guest(seat + 1).english
 
 
 def _game(data: Mapping[str, Any]) -> str | None:
@@ -488,7 +498,9 @@ class PlayerStore:
             seen.add(str(row.subject))
             out.append(
                 {
-                    "name": agent_name(ident) if kind == "ai" else (row.name or "?"),
+                    "name": agent_name(ident)
+                    if kind == "ai"
+                    else (row.name or Identity.guest(guest_tag(ident)).english),
                     "kind": "ai" if kind == "ai" else "human",
                     "rating": round(float(row.rating), 1),
                     "rd": round(float(row.rd), 1),
@@ -657,7 +669,7 @@ class PlayerService:
                 "mode": "friend",
                 "seat": asked.seat,
                 "token": token,
-                "opponent": asked.opponent,
+                "opponent": _seat_name(asked.opponent, 1 - asked.seat),
             }
         # A partner is ours: the first to wait takes seat 0 (its invite is collected by
         # the partner's next question), the asker seat 1.
@@ -693,7 +705,7 @@ class PlayerService:
             "mode": "friend",
             "seat": int(created["seat"]),
             "token": created["token"],
-            "opponent": asked.partner_name,
+            "opponent": _seat_name(asked.partner_name, 0),
         }
 
     async def leave(self, req: KeyRequest) -> dict[str, Any]:

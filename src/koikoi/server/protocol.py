@@ -24,8 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from koikoi.features.names import check_name
 from koikoi.features.opponents import LEVEL_CHOICES
 from koikoi.game.actions import NUM_ACTIONS
+from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import PRESET_NAMES
 
 __all__ = [
@@ -515,7 +517,10 @@ def _name(data: Mapping[str, Any]) -> str:
     name = _opt_str(data, "name", MAX_NAME_CHARS)
     if name is None:
         return ""
-    return " ".join(name.split())
+    try:
+        return check_name(name)  # not an AI's title, a guest's name or "You"
+    except InvalidInputError as exc:
+        raise ProtocolError("bad_field", str(exc)) from None
 
 
 def _house_rules(data: Mapping[str, Any]) -> str | None:

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from koikoi.features.names import record_names, seat_identity
 from koikoi.features.narrate import Mistake, Narrator, mistakes_from_analysis, record_analysis
 from koikoi.game.cards import CODES, format_cards
 from koikoi.game.engine import Match
 from koikoi.game.errors import KoiKoiError, RecordError
-from koikoi.game.record import GameRecord, ReplayStep, distinct_names, iter_steps, record_from_dict
-from koikoi.i18n import player_name
+from koikoi.game.record import GameRecord, ReplayStep, iter_steps, record_from_dict
 
 __all__ = [
     "MAX_REPLAY_ACTIONS",
@@ -36,21 +36,15 @@ __all__ = [
 MAX_REPLAY_ACTIONS: Final = 20_000
 
 
-def _names(players: Sequence[dict[str, Any]]) -> list[str]:
-    names = []
-    for i, p in enumerate(players):
-        name = str(p.get("name") or "").strip()
-        names.append(name or f"player {i}")
-    return names
-
-
 def record_of(
     match: Match, *, game_id: str, mode: str, players: Sequence[dict[str, Any]]
 ) -> GameRecord:
-    """The :class:`GameRecord` of a match of the web game."""
+    """The :class:`GameRecord` of a match of the web game: ``players`` are the seats'
+    public data, stored as who they are (:func:`koikoi.features.names.seat_identity`:
+    an AI, a named person, or a guest tagged by the seat)."""
     return GameRecord.from_match(
         match,
-        players=_names(players),
+        identities=[seat_identity(i, dict(p)) for i, p in enumerate(players)],
         meta={"source": "koikoi serve", "game": game_id, "mode": mode},
     )
 
@@ -136,8 +130,8 @@ def replay_frames(
     source = analysis if analysis is not None else record_analysis(rec)
     try:
         mistakes = mistakes_from_analysis(source, rec) if source is not None else {}
-        names = [player_name(name, lang) for name in rec.players]
-        narrator = Narrator(distinct_names(names), lang)
+        names = record_names(rec, lang)
+        narrator = Narrator(names, lang)
         tags = [1]  # the first dealer is chosen for round 1
         frames = []
         number = 0
@@ -154,6 +148,7 @@ def replay_frames(
         "type": "replay",
         "rules": rec.rules,
         "players": list(rec.players),
+        "identities": [i.to_dict() for i in rec.identities],
         "names": names,
         "scores": list(rec.scores),
         "winner": rec.winner,

@@ -665,13 +665,11 @@ class GameController:
 
     def save(self, path: str | Path) -> Path:
         """Save the unfinished match (a record of it, see :mod:`koikoi.tui.saves`)."""
-        return save_game(self.match, path, opponent=self.opponent_spec, names=self.names)
+        return save_game(self.match, path, opponent=self.opponent_spec)
 
     def save_record(self, directory: str | Path, *, stamp: str = "") -> Path:
         """Save the match as a record in ``directory``."""
-        return save_record(
-            self.match, directory, opponent=self.opponent_spec, names=self.names, stamp=stamp
-        )
+        return save_record(self.match, directory, opponent=self.opponent_spec, stamp=stamp)
 
     def explain(self, settlement: Settlement) -> str:
         """The settlement in words with the players' names (:meth:`Narrator.settlement`)."""

@@ -615,7 +615,6 @@ class GameScreen(Screen[None]):
                     self.history,
                     game.match,
                     opponent=game.opponent_spec,
-                    names=game.names,
                     seat=HUMAN,
                     record_file=self.record_path,
                 )

@@ -28,7 +28,7 @@ hand, written by a later version) is skipped and reported in
 >>> while not m.is_over:
 ...     m.apply(m.legal_ids()[0])
 >>> path = Path(tempfile.mkdtemp()) / "history.jsonl"
->>> _ = append_match(path, m, opponent="greedy", names=("You", "AI (greedy)"))
+>>> _ = append_match(path, m, opponent="greedy")
 >>> history = read_history(path)
 >>> len(history.games), history.problems
 (1, ())
@@ -40,11 +40,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from koikoi.features.names import play_identities
 from koikoi.features.stats import Summary, summarize
 from koikoi.game.engine import Match
 from koikoi.game.errors import KoiKoiError, RecordError
@@ -156,7 +156,6 @@ def append_match(
     match: Match,
     *,
     opponent: str,
-    names: Sequence[str] = ("You", "AI"),
     seat: int = 0,
     record_file: str | Path | None = None,
 ) -> Path:
@@ -167,7 +166,7 @@ def append_match(
     """
     record = GameRecord.from_match(
         match,
-        players=[names[0], names[1]],
+        identities=play_identities(opponent),  # who played, not the names shown
         meta={"opponent": opponent, "app": "koikoi play"},
     )
     return append_game(path, record, opponent=opponent, seat=seat, record_file=record_file)

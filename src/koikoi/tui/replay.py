@@ -23,10 +23,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from koikoi.features.names import record_names
 from koikoi.features.narrate import Mistake, Narrator, settled_in
 from koikoi.game.cards import CODES, MONTH_NAMES, MONTH_NAMES_JA, card_list
 from koikoi.game.errors import RecordError
-from koikoi.game.record import GameRecord, ReplayStep, distinct_names, iter_steps
+from koikoi.game.record import GameRecord, ReplayStep, iter_steps
 from koikoi.i18n import N_, language, t, td
 from koikoi.tui.cardtext import pile_text
 from koikoi.tui.widgets import CardRow, TooSmall, localize_bindings
@@ -47,8 +48,8 @@ def load_steps(record: GameRecord) -> list[ReplayStep]:
 
 
 def _names(record: GameRecord) -> tuple[str, str]:
-    """The players' names, told apart when equal (older records of one agent twice)."""
-    a, b = distinct_names(record.players)
+    """The players' names in the language in use, told apart when equal."""
+    a, b = record_names(record)
     return (a, b)
 
 

@@ -16,10 +16,10 @@ Files live under :func:`data_home` (``$KOIKOI_HOME``, else
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from koikoi.features.names import display_name, play_identities
 from koikoi.game.actions import parse_action
 from koikoi.game.engine import Match
 from koikoi.game.errors import IllegalActionError, RecordError
@@ -73,15 +73,17 @@ class SavedGame:
     names: tuple[str, str] = field(default=("You", "AI"))
 
 
-def _record_of(match: Match, opponent: str, names: Sequence[str]) -> GameRecord:
+def _record_of(match: Match, opponent: str) -> GameRecord:
+    # The record stores who the players are (you, the AI), not the names shown in the
+    # language of this game: a face names them in its own (koikoi.features.names).
     return GameRecord.from_match(
         match,
-        players=[names[0], names[1]],
+        identities=play_identities(opponent),
         meta={"opponent": opponent, "app": "koikoi play"},
     )
 
 
-def save_game(match: Match, path: str | Path, *, opponent: str, names: Sequence[str]) -> Path:
+def save_game(match: Match, path: str | Path, *, opponent: str) -> Path:
     """Write an unfinished match as a record (the save file); returns the path.
 
     Raises:
@@ -92,7 +94,7 @@ def save_game(match: Match, path: str | Path, *, opponent: str, names: Sequence[
         p.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RecordError(f"cannot create {str(p.parent)!r}: {exc.strerror or exc}") from None
-    return _record_of(match, opponent, names).save(p)
+    return _record_of(match, opponent).save(p)
 
 
 def saved_from_record(record: GameRecord, *, source: str = "save") -> SavedGame:
@@ -112,7 +114,7 @@ def saved_from_record(record: GameRecord, *, source: str = "save") -> SavedGame:
     opponent = record.meta.get("opponent", "greedy")
     if not isinstance(opponent, str) or not opponent.strip():
         raise RecordError(f"{source}: meta.opponent must be an agent spec such as 'greedy'")
-    names = (record.players[0], record.players[1])
+    names = (display_name(record.identities[0]), display_name(record.identities[1]))
     return SavedGame(record.build_rules(), record.seed, opponent.strip(), tuple(actions), names)
 
 
@@ -167,7 +169,6 @@ def save_record(
     directory: str | Path,
     *,
     opponent: str,
-    names: Sequence[str] = ("You", "AI"),
     stamp: str = "",
 ) -> Path:
     """Save a match as a record in ``directory`` (created if needed); returns the file.
@@ -181,4 +182,4 @@ def save_record(
     except OSError as exc:
         raise RecordError(f"cannot create {str(d)!r}: {exc.strerror or exc}") from None
     name = f"koikoi-{stamp + '-' if stamp else ''}seed{match.seed}.json"
-    return _record_of(match, opponent, names).save(_unique(d / name))
+    return _record_of(match, opponent).save(_unique(d / name))

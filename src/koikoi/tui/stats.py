@@ -25,6 +25,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
+from koikoi.features.names import shown_name
 from koikoi.features.progress import yaku_label
 from koikoi.features.stats import (
     GameLine,
@@ -231,7 +232,13 @@ class StatsScreen(Screen[None]):
         yield Static(totals_text(self.stats.total), id="st-totals")
         with Vertical(id="st-tables"):
             yield Static(tally_table(t("By rule set"), self.stats.by_rules), id="st-by-rules")
-            yield Static(tally_table(t("By opponent"), self.stats.by_opponent), id="st-by-opponent")
+            yield Static(
+                tally_table(
+                    t("By opponent"),
+                    tuple((shown_name(n), tally) for n, tally in self.stats.by_opponent),
+                ),
+                id="st-by-opponent",
+            )
         note = t("Net: your points less your opponent's. Koi-koi: calls that succeeded / calls.")
         yield Static(Text(note + "\n" + kept, "dim"), id="st-note")
 
@@ -247,7 +254,7 @@ class StatsScreen(Screen[None]):
         for game, line in self.rows():
             table.add_row(
                 finished_at(game.finished),
-                line.opponent,
+                shown_name(line.opponent),
                 line.rules,
                 result_word(line.result),
                 f"{line.score[0]}-{line.score[1]}",

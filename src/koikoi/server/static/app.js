@@ -346,8 +346,9 @@
     // The server names an AI seat "AI (Expert)"; the page says it in its language.
     if (info && info.kind === "ai") return KK.t("AI ({level})", { level: agentLabel(info.agent) });
     if (info && info.name) return info.name;
-    if (G.role === "player") return KK.t("Opponent");
-    return KK.t("Player {n}", { n: p });
+    // A person who gave no name is "Guest 1" / "Guest 2" by seat, the same for both
+    // players and every spectator (docs/web.md, Names).
+    return KK.identityName({ kind: "guest", name: String(p + 1) });
   }
 
   function names() {

@@ -213,11 +213,29 @@ const KK = (() => {
     return name.includes(`(${code})`) ? name : `${name} (${code})`;
   }
 
-  /* A player's name to show: an AI seat's stored name ("AI (Expert)") in the page's
-     language, any other name as typed (koikoi.i18n.player_name). */
+  /* Who a player is ({kind: "you" | "ai" | "person" | "guest", name}, as records and
+     the server store it) named in the page's language: one rule everywhere
+     (koikoi.features.names.display_name): "You", "AI (Expert)", a person's name as
+     given, "Guest 2" for a person who gave none. */
+  function identityName(who) {
+    if (!who) return "";
+    if (who.kind === "you") return t("You");
+    if (who.kind === "ai") return t("AI ({level})", { level: td(who.name) });
+    if (who.kind === "guest") return t("Guest {tag}", { tag: who.name });
+    return who.name;
+  }
+
+  /* A name kept in English ("AI (Expert)", "Guest 2", "You": the leaderboard, the
+     statistics, a record's players) in the page's language; any other name as typed
+     (koikoi.features.names.shown_name). */
   function playerLabel(name) {
-    const m = /^AI \((.+)\)$/.exec(name || "");
-    return m && lang !== "en" ? t("AI ({level})", { level: td(m[1]) }) : name;
+    const text = name || "";
+    if (text === "You") return identityName({ kind: "you" });
+    const ai = /^AI \((.+)\)$/.exec(text);
+    if (ai) return identityName({ kind: "ai", name: ai[1] });
+    const guest = /^Guest (\S+)$/.exec(text);
+    if (guest) return identityName({ kind: "guest", name: guest[1] });
+    return text;
   }
 
   function cardNames(codes) {
@@ -488,7 +506,7 @@ const KK = (() => {
     describeEvent,
     loadConfig, card, kids, el, cardEl, backEl, cardName, cardNames, yakuName, yakuTable, multiplierName,
     groupByKind, KIND_LABEL, kindLabel, post, games, saveGame, forgetGame, hashParams, parseAction,
-    deviceKey, playerName, setPlayerName, linkGame, playerLabel,
+    deviceKey, playerName, setPlayerName, linkGame, playerLabel, identityName,
     reduceMotion, sleep, toast, settlementView, points,
     t, tn, td, applyI18n, setLanguage, LANGS, cardLabel,
     cardSrc, applyBadges, forceBadges, badgesOn,

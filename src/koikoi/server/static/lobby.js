@@ -31,7 +31,7 @@
       if (res.type === "matched") {
         setWaiting(false);
         KK.saveGame(res.game, { token: res.token, seat: res.seat, mode: "friend", rules: res.rules, created: Date.now() });
-        $("q-status").textContent = KK.t("Matched with {name}: starting the game…", { name: res.opponent || "?" });
+        $("q-status").textContent = KK.t("Matched with {name}: starting the game…", { name: KK.playerLabel(res.opponent) });
         location.href = `/#game=${encodeURIComponent(res.game)}`;
         return;
       }

@@ -106,7 +106,8 @@
     const steps = data.frames.length - 1;
     $("r-pos").textContent = steps ? KK.t("Step {step} of {steps}", { step: pos, steps }) : KK.t("No moves: the match ended at the deal");
     for (const id of ["r-first", "r-prev", "r-next", "r-last", "r-slider"]) $(id).disabled = !steps;
-    const names = data.names || data.players;
+    // Who the players are, named in the page's language (older answers: the names).
+    const names = data.identities ? data.identities.map(KK.identityName) : (data.names || data.players);
     const who = (p) => (data.players[p] === `player ${p}` ? KK.t("Player {n}", { n: p }) : KK.t("{name} (player {n})", { name: names[p], n: p }));
     $("r-action").textContent = f.action ? `${who(f.actor)}: ${KK.lang === "en" ? f.action : f.action_text || f.action}` : KK.t("Round {round} dealt", { round: f.round });
     for (const p of [0, 1]) {

@@ -113,7 +113,7 @@
       const rect = svg("rect", {
         x, y: top, width: barW, height: h,
         class: g.net_points >= 0 ? "bar gain" : "bar loss",
-      }, svg("title", {}, `${g.opponent} · ${resultText(g.result)} · ${signed(g.net_points)}`));
+      }, svg("title", {}, `${KK.playerLabel(g.opponent)} · ${resultText(g.result)} · ${signed(g.net_points)}`));
       root.append(rect);
     });
     const points = totals.map((v, i) => `${pad.left + i * step + step / 2},${y(v)}`).join(" ");
@@ -139,7 +139,7 @@
     return items.map(([k, v]) => el("div", { class: "tile" }, el("dt", { text: k }), el("dd", { text: v })));
   }
 
-  function table(node, first, rows) {
+  function table(node, first, rows, label = (name) => name) {
     const head = el("tr", {},
       el("th", { scope: "col", text: first }),
       el("th", { scope: "col", text: KK.t("Games") }),
@@ -148,7 +148,7 @@
       el("th", { scope: "col", text: KK.t("Points per round") }),
       el("th", { scope: "col", text: KK.t("Koi-koi") }));
     const body = rows.map((r) => el("tr", {},
-      el("th", { scope: "row", text: r.name }),
+      el("th", { scope: "row", text: label(r.name) }),
       el("td", { text: String(r.games) }),
       el("td", { text: `${r.wins}–${r.losses}–${r.draws}` }),
       el("td", { text: percent(r.win_rate) }),
@@ -162,7 +162,7 @@
     const score = `${g.score[0]}–${g.score[1]}`;
     return el("li", { class: `game-line ${g.result}`, "data-game": g.game_id },
       el("span", { class: "when", text: when }),
-      el("span", { class: "who", text: KK.t("vs {opponent}", { opponent: g.opponent }) }),
+      el("span", { class: "who", text: KK.t("vs {opponent}", { opponent: KK.playerLabel(g.opponent) }) }),
       el("span", { class: "rules", text: g.rules }),
       el("strong", { class: "result", text: `${resultText(g.result)} ${score}` }),
       el("span", { class: "net", text: KK.tn("{n} round", "{n} rounds", g.rounds) }),
@@ -182,7 +182,7 @@
     $("s-totals").replaceChildren(...tiles(t));
     $("s-points-chart").replaceChildren(pointsChart(s.games, boxWidth($("s-points-chart"))));
     $("s-opponent-chart").replaceChildren(barChart(
-      s.by_opponent.map((o) => ({ label: o.name, value: o.wins, max: o.games, text: `${record(o)} · ${percent(o.win_rate)}` })),
+      s.by_opponent.map((o) => ({ label: KK.playerLabel(o.name), value: o.wins, max: o.games, text: `${record(o)} · ${percent(o.win_rate)}` })),
       KK.t("Win rate by opponent"), "win", boxWidth($("s-opponent-chart"))));
     const yaku = Object.entries(t.yaku);
     const most = Math.max(1, ...yaku.map(([, n]) => n));
@@ -200,7 +200,7 @@
       })), KK.t("Koi-koi success"), "koikoi", boxWidth($("s-koikoi-chart")))
       : el("p", { class: "hint-text", text: KK.t("No koi-koi calls yet.") }));
     table($("s-rules-table"), KK.t("Rule set"), s.by_rules);
-    table($("s-opponent-table"), KK.t("Opponent"), s.by_opponent);
+    table($("s-opponent-table"), KK.t("Opponent"), s.by_opponent, KK.playerLabel);
     $("s-games").replaceChildren(...s.games.slice().reverse().map(gameItem));
   }
 
