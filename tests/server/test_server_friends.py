@@ -3,6 +3,7 @@ is shown to the host only."""
 
 from __future__ import annotations
 
+import doctest
 import io
 from typing import Any
 
@@ -11,6 +12,7 @@ import segno
 from server_helpers import WS, room_of
 from starlette.testclient import TestClient
 
+import koikoi.server.invites
 from koikoi.server.invites import QR_ERROR_LEVEL, QR_QUIET_ZONE, invite_link, invite_qr_svg
 from koikoi.server.protocol import ProtocolError, parse_invite_request
 
@@ -191,3 +193,8 @@ def test_a_bad_invite_request_names_what_is_wrong(body: Any, code: str, words: s
     with pytest.raises(ProtocolError) as info:
         parse_invite_request(body)
     assert info.value.code == code and words in str(info.value)
+
+
+def test_the_invites_module_examples() -> None:
+    result = doctest.testmod(koikoi.server.invites)
+    assert result.attempted >= 2 and result.failed == 0

@@ -613,7 +613,7 @@
       info.replaceChildren(...KK.kids(
         el("span", { class: "name", id: `${slot}-name`, text: nameOf(p) }),
         b.dealer === p ? el("span", { class: "badge dealer", title: KK.t("dealer"), text: KK.t("Dealer 親") }) : null,
-        b.current === p && !(G.state && G.state.over) ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
+        b.current === p && !(G.state && G.state.over) && !awaitingOpponent() ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
         b.calls[p] ? el("span", { class: "badge koikoi", text: KK.t("koi-koi ×{calls}", { calls: b.calls[p] }) }) : null,
         el("span", { text: KK.t("yaku: {points}", { points: b.roundScores[p] }) }),
         yaku[p] && yaku[p].yaku.length ? el("span", { class: "hint-text", text: yaku[p].yaku.map((y) => KK.yakuName(y.name).name).join(", ") }) : null,
