@@ -193,7 +193,7 @@ def test_friends_play_by_invite_link_and_a_spectator_sees_no_hidden_card(
     a.page.fill("#rounds", "1")
     a.page.fill("#player-name", "Aiko")
     a.page.click("#start")
-    a.page.wait_for_selector("#invite-box:not([hidden])")
+    a.page.wait_for_selector("#invite-panel:not([hidden])")
     invite = a.page.input_value("#invite-link")
     watch = a.page.input_value("#watch-link")
     assert invite.startswith(server.base + "/#join=") and watch.startswith(server.base + "/#watch=")
@@ -211,7 +211,7 @@ def test_friends_play_by_invite_link_and_a_spectator_sees_no_hidden_card(
     b.page.wait_for_selector("#bottom-hand .card")
     assert "join=" not in b.page.url  # the invite leaves the address bar
     assert game_id(b.page) == game
-    a.page.wait_for_selector("#invite-box[hidden]", state="attached")
+    a.page.wait_for_selector("#invite-panel[hidden]", state="attached")
 
     third = Page(browser, allow="status of 409")
     third.page.goto(invite)

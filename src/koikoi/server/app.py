@@ -63,6 +63,7 @@ from koikoi.server import catalog, pages
 from koikoi.server.config import ServerConfig
 from koikoi.server.connections import CLOSE, Connection, ConnectionRefused
 from koikoi.server.hub import Hub
+from koikoi.server.invites import invite_link, invite_qr_svg
 from koikoi.server.logs import LOGGER_NAME, fault_fields, log_event
 from koikoi.server.players import (
     PlayerService,
@@ -80,6 +81,7 @@ from koikoi.server.protocol import (
     encode,
     error_message,
     parse_client_message,
+    parse_invite_request,
     parse_join,
     parse_keeper_request,
     parse_new_game,
@@ -119,6 +121,7 @@ _STATUS: Final[dict[str, int]] = {
     "method_not_allowed": 405,
     "invite_used": 409,
     "unknown_player": 404,
+    "spectator": 403,
     "already_linked": 409,
     "not_finished": 409,
     "rate_limited": 429,
@@ -444,6 +447,25 @@ async def api_join(request: Request) -> Response:
         return _ok(await _hub(request).join(req))
     except ProtocolError as exc:
         return _error(exc, request)
+
+
+async def api_invite_qr(request: Request) -> Response:
+    """The QR code (SVG) of a friend game's invite link, for its host only: the body
+    holds the host's seat token and the invite; the link's address is the one the
+    request came to, as the page's own link."""
+    game_id = str(request.path_params["game"])
+    try:
+        _rate(request, "invite")
+        req = parse_invite_request(await _json_body(request))
+        await _hub(request).check_invite(game_id, req.token, req.invite)
+    except ProtocolError as exc:
+        return _error(exc, request)
+    svg = invite_qr_svg(invite_link(str(request.base_url), req.invite))
+    return Response(
+        svg,
+        media_type="image/svg+xml",
+        headers={"cache-control": "no-store", "content-security-policy": SVG_POLICY},
+    )
 
 
 async def api_record(request: Request) -> Response:
@@ -885,6 +907,7 @@ def create_app(
         Route("/api/rules/{name}", api_rules),
         Route("/api/games", api_new_game, methods=["POST"]),
         Route("/api/join", api_join, methods=["POST"]),
+        Route("/api/games/{game}/invite-qr", api_invite_qr, methods=["POST"]),
         Route("/api/games/{game}/record", api_record, methods=["POST"]),
         Route("/api/games/{game}/replay", api_game_replay, methods=["POST"]),
         Route("/api/replay", api_replay_upload, methods=["POST"]),

@@ -439,6 +439,31 @@ class Hub:
         info.name = name
         self._tokens[digest] = (live.room.id, seat)
         self._broadcast_players(live)
+        # Play may start now: each connection's state says so (``open_seat``).
+        self.broadcast(live)
+
+    async def check_invite(self, game_id: str, token: str, invite: str) -> None:
+        """Check that ``token`` is a player's seat of ``game_id`` and ``invite`` the
+        other seat's invite, still unclaimed (the invite's QR code is shown only to
+        whoever holds both).
+
+        Raises:
+            ProtocolError: ``unknown_token`` (the token or the invite is not this
+                game's), ``spectator`` (a watch token), ``invite_used`` (the friend
+                has joined: the link works no more).
+        """
+        live, seat = await self.authorize(game_id, token)
+        if seat is None:
+            raise ProtocolError("spectator", "spectators have no invite to show")
+        other = live.room.seats[1 - seat]
+        if other.invite_hash is None or not secrets.compare_digest(
+            other.invite_hash, token_hash(invite)
+        ):
+            raise ProtocolError("unknown_token", "this invite is not the one of your game")
+        if other.invite_used:
+            raise ProtocolError(
+                "invite_used", "this invite link was already used: both seats are taken"
+            )
 
     async def live_room(self, game_id: str) -> LiveRoom | None:
         """The room in memory, loading (replaying) it from storage if needed."""

@@ -46,6 +46,7 @@ __all__ = [
     "ClientMessage",
     "Hello",
     "HintRequest",
+    "InviteRequest",
     "JoinRequest",
     "KeeperRequest",
     "KeeperRound",
@@ -58,6 +59,7 @@ __all__ = [
     "encode",
     "error_message",
     "parse_client_message",
+    "parse_invite_request",
     "parse_join",
     "parse_keeper_request",
     "parse_new_game",
@@ -101,6 +103,8 @@ ERROR_CODES: Final[dict[str, str]] = {
     "not_your_turn": "the other player is to act",
     "stale": "seq is not the game's current action count",
     "illegal_action": "the action is not legal now",
+    "opponent_not_joined": "the invited player has not opened the invite link yet: play "
+    "starts when both seats are taken",
     "game_over": "the match is over",
     "rate_limited": "too many messages; slow down",
     "hint_unavailable": "no hint can be given now",
@@ -437,6 +441,15 @@ class JoinRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class InviteRequest:
+    """Body of ``POST /api/games/{game}/invite-qr``: the host's seat token and the
+    invite it holds."""
+
+    token: str
+    invite: str
+
+
+@dataclass(frozen=True, slots=True)
 class TokenRequest:
     """Body of the record and replay requests: a seat or watch token."""
 
@@ -629,6 +642,27 @@ def parse_token_request(body: object) -> TokenRequest:
     if not valid_token(token):
         raise ProtocolError("bad_field", "token must be a string of 20 to 128 URL-safe characters")
     return TokenRequest(str(token))
+
+
+def parse_invite_request(body: object) -> InviteRequest:
+    """Validate ``{"token": ..., "invite": ...}`` (the invite's QR code).
+
+    >>> parse_invite_request({"token": "t" * 43, "invite": "i" * 43}).invite == "i" * 43
+    True
+    """
+    data = _object(body, "the invite request")
+    _no_extra(data, ("token", "invite"), "the invite request")
+    values: list[str] = []
+    for name in ("token", "invite"):
+        value = data.get(name)
+        if value is None:
+            raise ProtocolError("missing_field", f"the invite request needs the field {name!r}")
+        if not valid_token(value):
+            raise ProtocolError(
+                "bad_field", f"{name} must be a string of 20 to 128 URL-safe characters"
+            )
+        values.append(str(value))
+    return InviteRequest(values[0], values[1])
 
 
 def parse_score_request(body: object) -> ScoreRequest:

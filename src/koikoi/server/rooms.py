@@ -236,6 +236,19 @@ class Room:
                 return i
         return None
 
+    @property
+    def open_seat(self) -> int | None:
+        """The seat whose invite nobody has claimed yet (play waits for it), or None.
+
+        A friend game (or a lobby match) is created with one seat taken; the other
+        seat's invite is claimed when the invited player opens the link. Until then
+        the room refuses every action (``opponent_not_joined``).
+        """
+        for i, seat in enumerate(self.seats):
+            if seat.invite_hash is not None and not seat.invite_used:
+                return i
+        return None
+
     def to_move(self) -> int | None:
         """The player to act, or None when the match is over."""
         return None if self.match.is_over else self.match.current
@@ -263,6 +276,15 @@ class Room:
             raise ProtocolError("spectator", "spectators cannot act")
         if self.match.is_over:
             raise ProtocolError("game_over", "the match is over: no action is legal")
+        waiting = self.open_seat
+        if waiting is not None and waiting != seat:
+            # (The invited seat itself acting means its claim is on its way to this
+            # process: it holds its token, so it has joined.)
+            raise ProtocolError(
+                "opponent_not_joined",
+                f"player {waiting} has not opened the invite link yet: "
+                "play starts when both seats are taken",
+            )
         if seq != self.seq:
             raise ProtocolError(
                 "stale",
@@ -381,7 +403,9 @@ class Room:
     ) -> dict[str, Any]:
         """The ``state`` message for ``seat``: its view and the events since ``start``.
 
-        ``full`` (default: ``start == 0``) tells the client to reset its history.
+        ``full`` (default: ``start == 0``) tells the client to reset its history;
+        ``open_seat`` names the seat still waiting for its invited player (None once
+        both seats are taken), during which no action is accepted.
         """
         view = self.view(seat)
         msg: dict[str, Any] = {
@@ -396,6 +420,7 @@ class Room:
             "decision": self.decision(),
             "over": self.match.is_over,
             "winner": self.match.winner,
+            "open_seat": self.open_seat,
         }
         if self.mode == "tutorial" and seat is not None:
             msg["tutorial"] = self.tutorial(seat)

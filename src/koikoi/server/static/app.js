@@ -31,6 +31,8 @@
     decisionShownFor: -1,
     reconnectTimer: null,
     lastPointer: "mouse",
+    inviteShown: false,
+    qrFor: null, // the invite whose QR code is drawn (or being fetched)
   };
   window.KOIKOI = G; // for debugging in the console
 
@@ -208,7 +210,7 @@
     Object.assign(G, {
       token, game, seat: null, role: null, welcome: null, state: null, board: null, events: [],
       queue: [], selected: null, pending: false, hint: null, presence: null, retries: 0,
-      active: true, overShown: false, decisionShownFor: -1,
+      active: true, overShown: false, decisionShownFor: -1, inviteShown: false, qrFor: null,
     });
     for (const d of document.querySelectorAll("dialog[open]")) d.close();
     show("game");
@@ -222,7 +224,7 @@
       $(id).replaceChildren();
     }
     $("hint-box").hidden = true;
-    $("invite-box").hidden = true;
+    hideInvitePanel();
     $("watch-box").hidden = true;
   }
 
@@ -311,6 +313,9 @@
         if (G.welcome) G.welcome.players = msg.players;
         setupSide();
         renderInfo();
+        // The status names the players too ("Waiting for Aoi…"): a seat claimed after
+        // the first state gives the waiting player their opponent's name.
+        if (G.state && !G.running) renderInteractive();
         break;
       case "hint":
         showHint(msg);
@@ -508,6 +513,7 @@
       }
     }
     if (fresh) setupSide();
+    else renderInvitePanel();
   }
 
   // ---------------------------------------------------------------- rendering
@@ -611,7 +617,7 @@
         el("span", { class: "name", id: `${slot}-name`, text: nameOf(p) }),
         slot === "top" ? el("span", { class: "badge hand-count", text: KK.tn("{n} card in hand", "{n} cards in hand", b.handCounts[p]) }) : null,
         b.dealer === p ? el("span", { class: "badge dealer", title: KK.t("dealer"), text: KK.t("Dealer 親") }) : null,
-        b.current === p && !(G.state && G.state.over) ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
+        b.current === p && !(G.state && G.state.over) && !awaitingOpponent() ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
         b.calls[p] ? el("span", { class: "badge koikoi", text: KK.t("koi-koi ×{calls}", { calls: b.calls[p] }) }) : null,
         el("span", { text: KK.t("yaku: {points}", { points: b.roundScores[p] }) }),
         yaku[p] && yaku[p].yaku.length ? el("span", { class: "hint-text", text: yaku[p].yaku.map((y) => KK.yakuName(y.name).name).join(", ") }) : null,
@@ -637,7 +643,18 @@
 
   function myTurn() {
     const s = G.state;
-    return !!(s && G.role === "player" && !s.over && s.view.current === G.seat && s.view.legal.length && !G.pending);
+    return !!(s && G.role === "player" && !s.over && s.view.current === G.seat && s.view.legal.length && !G.pending && !awaitingOpponent());
+  }
+
+  // Whether this player's opponent has not taken their seat yet (a friend who has not
+  // opened the invite link, a lobby match not yet collected): the server refuses every
+  // action until then (open_seat in the state, claimed in the players).
+  function awaitingOpponent() {
+    if (G.role !== "player" || !G.state || G.state.over) return false;
+    const other = 1 - G.seat;
+    const info = G.welcome && G.welcome.players[other];
+    if (info && info.kind === "human" && info.claimed) return false;
+    return G.state.open_seat === other;
   }
 
   function legalOptions() {
@@ -678,6 +695,11 @@
     const v = s.view;
     if (s.over) {
       setStatus(matchOverText(s));
+      return;
+    }
+    if (awaitingOpponent()) {
+      const saved = G.game ? KK.games()[G.game] : null;
+      setStatus(saved && saved.invite ? KK.t("Waiting for your friend…") : KK.t("Waiting for your opponent to join…"));
       return;
     }
     if (!myTurn()) {
@@ -1085,24 +1107,108 @@
 
   function setupSide() {
     const saved = G.game ? KK.games()[G.game] : null;
-    const other = G.seat === null ? null : 1 - G.seat;
-    const otherInfo = G.welcome && other !== null ? G.welcome.players[other] : null;
-    const inviteOpen = saved && saved.invite && otherInfo && otherInfo.kind === "human" && !otherInfo.claimed;
-    $("invite-box").hidden = !inviteOpen;
-    if (inviteOpen) $("invite-link").value = `${location.origin}/#join=${saved.invite}`;
+    renderInvitePanel();
     $("watch-box").hidden = !(saved && saved.watch);
     if (saved && saved.watch) $("watch-link").value = `${location.origin}/#watch=${saved.watch}`;
     $("hint-btn").hidden = G.role !== "player";
   }
 
-  function copy(id) {
+  // ------------------------------------------------------------ invite panel
+
+  // The invite of this browser's friend game while the friend has not joined, else null.
+  function openInvite() {
+    const saved = G.game ? KK.games()[G.game] : null;
+    if (!saved || !saved.invite || G.role !== "player" || !G.welcome) return null;
+    const info = G.welcome.players[1 - G.seat];
+    if (!info || info.kind !== "human" || info.claimed) return null;
+    if (G.state && G.state.open_seat !== 1 - G.seat) return null;
+    return saved.invite;
+  }
+
+  // Show the invite panel over the table until the friend has joined; hide it the
+  // moment they have (a players or state message says so).
+  function renderInvitePanel() {
+    const invite = openInvite();
+    if (!invite) {
+      if (G.inviteShown && G.role === "player" && G.welcome) {
+        KK.toast(KK.t("{who} has joined: play starts.", { who: nameOf(1 - G.seat) }));
+      }
+      hideInvitePanel();
+      return;
+    }
+    $("invite-link").value = `${location.origin}/#join=${invite}`;
+    $("game").classList.add("awaiting-friend");
+    const panel = $("invite-panel");
+    if (panel.hidden) {
+      panel.hidden = false;
+      $("copy-feedback").textContent = "";
+      $("copy-invite").focus();
+    }
+    G.inviteShown = true;
+    if (G.qrFor !== invite) void drawInviteQr(invite);
+  }
+
+  function hideInvitePanel() {
+    $("invite-panel").hidden = true;
+    $("game").classList.remove("awaiting-friend");
+    G.inviteShown = false;
+  }
+
+  // The invite link's QR code, made by the server for this seat's token only
+  // (POST /api/games/{game}/invite-qr, docs/web.md), inlined as SVG.
+  async function drawInviteQr(invite) {
+    G.qrFor = invite;
+    const box = $("invite-qr");
+    box.replaceChildren();
+    try {
+      const r = await fetch(`/api/games/${encodeURIComponent(G.game)}/invite-qr`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token: G.token, invite }),
+      });
+      if (!r.ok) {
+        const data = await r.json().catch(() => ({}));
+        throw new Error(data.message || `HTTP ${r.status}`);
+      }
+      const doc = new DOMParser().parseFromString(await r.text(), "image/svg+xml");
+      const svg = doc.documentElement;
+      if (svg.nodeName !== "svg") throw new Error("not an SVG image");
+      svg.setAttribute("aria-hidden", "true");
+      svg.setAttribute("focusable", "false");
+      if (G.qrFor === invite) box.replaceChildren(document.importNode(svg, true));
+    } catch (err) {
+      if (G.qrFor === invite) G.qrFor = null;
+      box.replaceChildren(el("p", { class: "hint-text", text: KK.t("The QR code could not be made: {error}", { error: err.message }) }));
+    }
+  }
+
+  // Copy a link field to the clipboard. When the page may not write the clipboard
+  // (no permission, no secure context), the older copy command is tried on the
+  // selected field; failing that, the player is told to copy it by hand.
+  async function copy(id, feedback) {
     const input = $(id);
+    input.focus();
     input.select();
-    const text = input.value;
+    let copied = false;
     if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(text).then(() => KK.toast(KK.t("Copied.")), () => KK.toast(KK.t("Select the text and copy it.")));
+      try {
+        await navigator.clipboard.writeText(input.value);
+        copied = true;
+      } catch (_) { /* refused: try the fallback */ }
+    }
+    if (!copied) {
+      try {
+        copied = document.execCommand("copy");
+      } catch (_) {
+        copied = false;
+      }
+    }
+    const text = copied ? KK.t("Copied.") : KK.t("Select the text and copy it.");
+    if (feedback) {
+      $(feedback).textContent = copied ? text : KK.t("Copy the link by hand: it is selected; press Ctrl+C (on a phone, long-press it).");
+      $(feedback).dataset.copied = copied ? "1" : "0";
     } else {
-      KK.toast(KK.t("Select the text and copy it."));
+      KK.toast(text);
     }
   }
 
@@ -1125,8 +1231,8 @@
     $("side-extra").addEventListener("click", (e) => {
       if (e.target.closest("button:not(.lang-switch button), a")) closeDrawer();
     });
-    $("copy-invite").addEventListener("click", () => copy("invite-link"));
-    $("copy-watch").addEventListener("click", () => copy("watch-link"));
+    $("copy-invite").addEventListener("click", () => void copy("invite-link", "copy-feedback"));
+    $("copy-watch").addEventListener("click", () => void copy("watch-link"));
     for (const b of document.querySelectorAll(".close-dialog")) {
       b.addEventListener("click", () => b.closest("dialog").close());
     }
