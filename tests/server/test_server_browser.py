@@ -223,6 +223,12 @@ def test_friends_play_by_invite_link_and_a_spectator_sees_no_hidden_card(
     spec.page.goto(watch)
     spec.page.wait_for_selector("#top-hand .card")
     assert spec.page.locator("#hint-btn").is_hidden()
+    # One naming rule: the friend, who gave no name, is "Guest 2" (by seat) to the host
+    # and to the spectator alike; the host is "Aiko" to all.
+    a.page.wait_for_function("() => document.querySelector('#top-name').textContent === 'Guest 2'")
+    spec.page.wait_for_function("() => !!document.querySelector('#top-name')")
+    assert spec.page.inner_text("#top-name") == a.page.inner_text("#top-name") == "Guest 2"
+    assert spec.page.inner_text("#bottom-name") == b.page.inner_text("#top-name") == "Aiko"
 
     room = hub_room(server, game)
     pages = {0: a, 1: b}
