@@ -17,6 +17,8 @@ from browser_helpers import Page
 from server_helpers import ThreadServer
 
 from koikoi import i18n
+from koikoi.game.actions import PLAY_TARGET_BASE, TAKE_BASE
+from koikoi.game.cards import CODES
 from koikoi.game.engine import Match
 from koikoi.game.record import GameRecord
 from koikoi.game.rules import get_rules
@@ -183,4 +185,54 @@ def test_the_points_chart_axes_fit_one_game_and_losses_only(
     assert _chart_labels(page, server, [-1, -4, 0]) == (["0", "-5"], ["game 1", "game 3"])
     # Both signs: the best and the worst of the games and the running total.
     assert _chart_labels(page, server, [2, -6, 3]) == (["+3", "0", "-6"], ["game 1", "game 3"])
+    p.close()
+
+
+# ------------------------------------------------------------ the tutorial's round end
+
+
+def test_the_coach_panel_leaves_the_koikoi_prompt_when_the_round_ends(
+    server: ThreadServer, browser: Any
+) -> None:
+    """Follow the coach up to the round's result: the panel then speaks of the result,
+    no longer of the koi-koi decision made before it."""
+    from test_server_browser_tutorial import expected_round
+
+    moments, _ = expected_round()
+    p = lang_page(browser, "en")
+    page = p.page
+    page.goto(server.base + "/")
+    page.click("#learn-btn")
+    page.wait_for_selector("#coach-text")
+    decided = None
+    for kind, tip, action in moments:
+        assert tip is not None
+        if kind == "lesson" and tip.place == "settlement":
+            page.wait_for_selector("#round-dialog[open] .coach-note")
+            break
+        if kind == "lesson":
+            if tip.place == "table":
+                page.wait_for_selector(f'#coach-text[data-key="{tip.key}"]')
+                page.click("#coach .coach-next")
+            continue
+        assert action is not None
+        if tip.place == "decide":
+            page.wait_for_selector("#koikoi-dialog[open] .coach-note")
+            decided = tip.text("en")
+            assert page.locator("#coach-text").inner_text() == decided
+            page.click("#stop-btn")
+            continue
+        page.wait_for_selector(f'#coach-text[data-key="{tip.key}"]')
+        page.click(f'#bottom-hand button.card.playable[data-code="{tip.cards[0]}"]')
+        if PLAY_TARGET_BASE <= action < TAKE_BASE:
+            target = CODES[(action - PLAY_TARGET_BASE) % 48]
+            page.click(f'#field button.card.target[data-code="{target}"]')
+    assert decided is not None, "the guided round has no koi-koi decision"
+    coach = page.locator("#coach-text").inner_text()
+    assert coach != decided
+    assert coach == i18n.translate(
+        "The round is over: the dialog shows how it was scored. Press Continue when you have "
+        "read it.",
+        "en",
+    )
     p.close()
