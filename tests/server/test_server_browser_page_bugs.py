@@ -236,3 +236,46 @@ def test_the_coach_panel_leaves_the_koikoi_prompt_when_the_round_ends(
         "en",
     )
     p.close()
+
+
+# ------------------------------------------------------------ the phone match-over table
+
+INSTANT_SEED = 246
+"""A one-round match that is over at the deal (an instant hand): the match-over dialog
+opens at once."""
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_phone_match_over_table_keeps_its_headers_whole(
+    server: ThreadServer, browser: Any, lang: str
+) -> None:
+    assert Match(get_rules("nintendo").replace(game__rounds=1), seed=INSTANT_SEED).is_over
+    p = lang_page(
+        browser, lang, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = p.page
+    page.goto(f"{server.base}/#seed={INSTANT_SEED}")
+    page.wait_for_selector("#agent option", state="attached")
+    page.select_option("#agent", "level:1")  # "AI (Novice)", the name that broke
+    page.select_option("#rules", "nintendo")
+    page.fill("#rounds", "1")
+    page.click("#start")
+    page.wait_for_selector("#over-dialog[open] .history-table th")
+    # Each header is on one line: its text's boxes share one top.
+    lines = page.eval_on_selector_all(
+        "#over-dialog .history-table th",
+        """nodes => nodes.map((th) => {
+             const range = document.createRange();
+             range.selectNodeContents(th);
+             const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+             return [th.textContent, tops.size];
+           })""",
+    )
+    assert len(lines) == 5
+    assert all(n == 1 for _, n in lines), lines
+    # Nothing leaves the dialog.
+    assert page.evaluate(
+        "() => { const d = document.getElementById('over-dialog');"
+        " return d.scrollWidth <= d.clientWidth + 1; }"
+    )
+    p.close()
