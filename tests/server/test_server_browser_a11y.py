@@ -24,6 +24,7 @@ from browser_helpers import (
     capture_options,
     do_action,
     game_id,
+    hub_room,
     legal_before,
     simulate,
 )
@@ -275,4 +276,82 @@ def test_the_check_finds_a_violation(server: ThreadServer, browser: Any, axe_js:
     assert len(found) == 1 and found[0].startswith("image-alt (critical)") and "#no-alt" in found[0]
     assert axe(page, axe_js, ignore={"image-alt": "the test's own image"}) == []
     assert axe(page, axe_js, exclude=["#no-alt"]) == []
+    p.close()
+
+
+# ----------------------------------------------------------------- the keyboard
+
+_TURN = """() => {
+  const G = window.KOIKOI, s = G.state;
+  if (!s || G.running || G.pending || s.over || s.view.current !== G.seat) return null;
+  const active = document.activeElement;
+  return { seq: s.seq, phase: s.view.phase,
+           onTarget: !!(active && active.matches('#field button.card.target')),
+           targets: document.querySelectorAll('#field button.card.target').length,
+           playable: [...document.querySelectorAll('#bottom-hand button.card')]
+                       .findIndex((n) => n.classList.contains('playable')) };
+}"""
+
+
+def test_a_whole_match_is_played_with_the_keyboard_alone(
+    server: ThreadServer, browser: Any
+) -> None:
+    """From Start to the match-over dialog with keys only: Tab and Enter to start, a digit
+    to play a hand card, Enter on the focused field card to capture it, Tab to reach a
+    field card the drawn card captures, S in the koi-koi dialog, Enter to close a round's
+    result. No click, no tap."""
+    seed = _decision_seed()
+    p = lang_page(browser, "en")
+    page = p.page
+    page.goto(f"{server.base}/#seed={seed}")
+    page.wait_for_selector("#agent option", state="attached")
+    page.select_option("#agent", AI_LEVEL)  # the form's fields are filled as a setting
+    page.fill("#rounds", "2")
+    for _ in range(60):
+        if page.evaluate("() => document.activeElement && document.activeElement.id") == "start":
+            break
+        page.keyboard.press("Tab")
+    else:
+        raise AssertionError("Tab never reaches the Start button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#bottom-hand .card")
+    used: dict[str, int] = {}
+    deadline = time.monotonic() + 150
+    last: tuple[int, str] | None = None
+
+    def press(key: str, why: str) -> None:
+        page.keyboard.press(key)
+        used[why] = used.get(why, 0) + 1
+
+    while not page.locator("#over-dialog[open]").count():
+        assert time.monotonic() < deadline, f"the match did not end by keyboard ({used})"
+        if page.locator("#koikoi-dialog[open]").count():
+            press("s", "stop")
+            page.wait_for_selector("#koikoi-dialog:not([open])", state="attached")
+            continue
+        if page.locator("#round-dialog[open]").count():
+            assert page.evaluate("() => document.activeElement.id") == "round-continue"
+            press("Enter", "round result")
+            page.wait_for_selector("#round-dialog:not([open])", state="attached")
+            continue
+        turn = page.evaluate(_TURN)
+        if turn is None:
+            page.wait_for_timeout(40)
+            continue
+        if turn["onTarget"]:
+            press("Enter", "capture")
+        elif turn["targets"]:
+            press("Tab", "tab to a field card")
+        elif turn["phase"] == "play" and (turn["seq"], "play") != last:
+            assert turn["playable"] >= 0
+            press(str(turn["playable"] + 1), "play")
+            last = (turn["seq"], "play")
+        else:
+            page.wait_for_timeout(40)
+            continue
+        page.wait_for_timeout(40)
+    assert used.get("play", 0) >= 8 and used.get("stop", 0) >= 1, used
+    assert used.get("round result", 0) >= 1, used
+    room = hub_room(server, game_id(page))
+    assert room.is_over
     p.close()
