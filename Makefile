@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play serve test test-core test-slow lint bench loadtest soak screenshots clean
+.PHONY: play serve test test-core test-slow lint axe bench loadtest soak screenshots clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -31,7 +31,16 @@ lint: $(STAMP)
 # players, the research environments, the lab and the command line.
 CORE := not slow and not browser and not postgres and not multiprocess and not wheel and not tui and not web
 
-test: $(STAMP) lint
+# axe-core for the accessibility tests (tests/server/test_server_browser_a11y.py):
+# the pinned npm tarball, its integrity hash checked, cached in .cache/ (gitignored).
+AXE := .cache/axe-core/axe.min.js
+
+$(AXE): scripts/fetch-axe.py | $(STAMP)
+	$(BIN)/python scripts/fetch-axe.py
+
+axe: $(AXE)
+
+test: $(STAMP) lint $(AXE)
 	$(BIN)/python -m pytest
 
 # The core on two processes (pytest-xdist): about 35 s on the 2-core machine.
@@ -60,4 +69,4 @@ soak: $(STAMP)
 	$(BIN)/python scripts/soak.py --games 10000 --every 500
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+	rm -rf $(VENV) .cache build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -116,3 +116,27 @@ def test_split_arena_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) -> N
     agents = json.loads(capsys.readouterr().out)["agents"]
     assert agents[0]["net_per_round"]["mean"] < 0.0
     assert "split" not in AGENT_KINDS
+
+
+def test_fetch_axe_checks_the_integrity_and_the_tarball(tmp_path: Path) -> None:
+    """scripts/fetch-axe.py refuses bytes whose hash differs, and a tarball without axe."""
+    import base64
+    import hashlib
+    import io
+    import tarfile
+
+    fetch_axe = _load("fetch-axe")
+    data = b"not the axe-core tarball"
+    good = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+    fetch_axe.check_integrity(data, good)
+    with pytest.raises(ValueError, match="integrity check failed: expected sha512-"):
+        fetch_axe.check_integrity(data + b"!", good)
+    with pytest.raises(ValueError, match="only sha512 is supported"):
+        fetch_axe.check_integrity(data, "sha1-abc")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info = tarfile.TarInfo("package/README.md")
+        info.size = 2
+        archive.addfile(info, io.BytesIO(b"hi"))
+    with pytest.raises(ValueError, match=r"has no package/axe\.min\.js"):
+        fetch_axe.axe_source(buffer.getvalue())

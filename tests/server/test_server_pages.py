@@ -225,6 +225,57 @@ def test_the_server_serves_the_assembled_pages(client: TestClient) -> None:
         assert r.text == pages.page(path)
 
 
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+"""What Chromium sends with a navigation."""
+
+
+def test_the_not_found_page_has_the_shared_parts_and_a_way_home() -> None:
+    o = outline(pages.not_found_page())
+    assert o.doctype.lower() == "doctype html" and o.lang == "en"
+    assert len(o.titles) == 1 and "Page not found" in o.titles[0]
+    links = [(a["href"], text) for a, text in zip(o.nav_links, o.nav_texts, strict=True)]
+    assert links == NAV_LINKS
+    assert not any("aria-current" in a for a in o.nav_links)
+    assert len(o.language_buttons) == 2
+    html = pages.not_found_page()
+    assert '<a href="/" data-i18n="Go to the home page">' in html
+    assert "<!-- include" not in html
+
+
+@pytest.mark.parametrize("path", ["/nope", "/no/such/page", "/keeper/x", "/static/nothing.html"])
+def test_a_browser_gets_an_html_page_at_an_unknown_address(client: TestClient, path: str) -> None:
+    r = client.get(path, headers={"accept": BROWSER_ACCEPT})
+    assert r.status_code == 404
+    assert r.headers["content-type"] == "text/html; charset=utf-8"
+    assert r.text == pages.not_found_page()
+    assert "content-security-policy" in r.headers
+
+
+@pytest.mark.parametrize(
+    ("path", "accept"),
+    [
+        ("/nope", "application/json"),
+        ("/nope", "*/*"),
+        ("/nope", None),
+        ("/api/nope", BROWSER_ACCEPT),
+        ("/api/games/x/nothing", BROWSER_ACCEPT),
+    ],
+)
+def test_api_clients_keep_json_errors_at_an_unknown_address(
+    client: TestClient, path: str, accept: str | None
+) -> None:
+    headers = {"accept": accept} if accept is not None else {}
+    r = client.get(path, headers=headers)
+    assert r.status_code == 404
+    assert r.headers["content-type"] == "application/json"
+    assert r.json()["code"] == "not_found"
+
+
+def test_a_wrong_method_stays_a_json_error_even_for_a_browser(client: TestClient) -> None:
+    r = client.get("/api/games", headers={"accept": BROWSER_ACCEPT})
+    assert r.status_code == 405 and r.json()["code"] == "method_not_allowed"
+
+
 def test_doctests() -> None:
     failures, tried = doctest.testmod(pages)
     assert failures == 0 and tried > 0

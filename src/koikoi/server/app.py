@@ -219,9 +219,27 @@ def _error(exc: ProtocolError, request: Request) -> JSONResponse:
     return JSONResponse(exc.to_message(), status_code=status, headers={"cache-control": "no-store"})
 
 
+def _wants_html(request: Request) -> bool:
+    """Whether ``request`` is a browser's navigation, to be answered with a page rather
+    than JSON: its ``Accept`` header names ``text/html`` and its path is not under
+    ``/api/`` (API clients always get JSON)."""
+    if request.url.path.startswith("/api/"):
+        return False
+    accept = request.headers.get("accept", "").lower()
+    return any(part.split(";")[0].strip() == "text/html" for part in accept.split(","))
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own errors (unknown path or method, body too large) as JSON."""
+    """Starlette's own errors (unknown path or method, body too large) as JSON; an
+    unknown path that a browser asks for (:func:`_wants_html`) as the 404 page, with a
+    way home. (A browser's GET never meets 405: the routes that take only POST are all
+    under ``/api/``.)"""
     status = exc.status_code if isinstance(exc, HTTPException) else 500
+    if status == 404 and _wants_html(request):
+        request.scope[_ERROR_SCOPE_KEY] = "not_found"
+        return HTMLResponse(
+            pages.not_found_page(), status_code=404, headers={"cache-control": "no-store"}
+        )
     code = _HTTP_CODES.get(status, "server_error")
     detail = exc.detail if isinstance(exc, HTTPException) else ""
     message = ERROR_CODES[code] if code == "server_error" else f"{detail or ERROR_CODES[code]}"

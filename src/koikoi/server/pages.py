@@ -10,6 +10,9 @@ marker it replaces. In the nav, the link to the page being served gets
 ``aria-current="page"``; the home page has none (its "New game" link, ``/#``,
 starts a game rather than naming the page).
 
+An unknown address gets :func:`not_found_page` (``static/404.html``) when a browser
+asks for it; API clients get JSON (``server/app.py``).
+
 :func:`page` builds a page once and keeps it; :func:`assemble` is the pure
 step underneath.
 
@@ -32,7 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-__all__ = ["PAGES", "STATIC_DIR", "assemble", "page"]
+__all__ = ["NOT_FOUND", "PAGES", "STATIC_DIR", "assemble", "not_found_page", "page"]
 
 STATIC_DIR: Final = Path(__file__).parent / "static"
 
@@ -44,6 +47,8 @@ PAGES: Final[Mapping[str, str]] = {
     "/lobby": "lobby.html",
 }
 """The page files by the path they are served at."""
+NOT_FOUND: Final = "404.html"
+"""The page file of an unknown address (:func:`not_found_page`)."""
 
 _MARKER: Final = re.compile(r"^([ \t]*)<!-- include: ([a-z][a-z-]*) -->[ \t]*$", re.M)
 _ANY_MARKER: Final = re.compile(r"<!--\s*include\b")
@@ -120,8 +125,26 @@ def page(path: str) -> str:
     name = PAGES.get(path)
     if name is None:
         raise ValueError(f"no page at {path!r}; the pages are {', '.join(PAGES)}")
+    return _build(name, path)
+
+
+@functools.cache
+def not_found_page() -> str:
+    """The HTML of the page a browser gets at an unknown address, assembled once.
+
+    Returns:
+        ``static/404.html`` with the shared parts in it (no nav link is current).
+
+    Example:
+        >>> '<a href="/"' in not_found_page() and "Page not found" in not_found_page()
+        True
+    """
+    return _build(NOT_FOUND, None)
+
+
+def _build(name: str, current: str | None) -> str:
     text = (STATIC_DIR / name).read_text("utf-8")
     try:
-        return assemble(text, _parts(STATIC_DIR), current=path)
+        return assemble(text, _parts(STATIC_DIR), current=current)
     except ValueError as error:
         raise ValueError(f"{name}: {error}") from None

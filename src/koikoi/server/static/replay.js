@@ -63,14 +63,47 @@
     }
   }
 
+  /* What each file of the page must be: the message for an empty file and for one
+     that is not JSON, each naming the file and saying what is expected. */
+  const UPLOADS = {
+    record: {
+      empty: (file) => KK.t("The record file {file} is empty. Choose a game record: the .json file of \"Download record\" or of koikoi.", { file }),
+      notJson: (file) => KK.t("The record file {file} is not a game record (it is not JSON). Choose the .json file of \"Download record\" or of koikoi.", { file }),
+    },
+    analysis: {
+      empty: (file) => KK.t("The analysis file {file} is empty. Choose the file that koikoi analyze --json wrote for this record, or no analysis.", { file }),
+      notJson: (file) => KK.t("The analysis file {file} is not an analysis (it is not JSON). Choose the file that koikoi analyze --json wrote for this record, or no analysis.", { file }),
+    },
+  };
+
+  /* A file's JSON, or an Error whose message (translated) names the file, what was
+     wrong with it and what is expected. */
+  async function readJson(file, kind) {
+    const text = await file.text();
+    if (!text.trim()) throw new Error(UPLOADS[kind].empty(file.name));
+    try {
+      return JSON.parse(text);
+    } catch (_) {
+      throw new Error(UPLOADS[kind].notJson(file.name));
+    }
+  }
+
   async function loadFile() {
     const file = $("r-file").files[0];
-    if (!file) return;
     const extra = $("r-analysis").files[0];
+    if (!file) {
+      if (extra) $("r-error").textContent = KK.t("Choose the record file too: an analysis marks the mistakes of a record.");
+      return;
+    }
+    let body;
     try {
-      const record = JSON.parse(await file.text());
-      const body = { record };
-      if (extra) body.analysis = JSON.parse(await extra.text());
+      body = { record: await readJson(file, "record") };
+      if (extra) body.analysis = await readJson(extra, "analysis");
+    } catch (err) {
+      $("r-error").textContent = err.message;
+      return;
+    }
+    try {
       start(await KK.post(`/api/replay?lang=${KK.lang}`, body));
     } catch (err) {
       $("r-error").textContent = KK.t("Cannot replay this file: {error}", { error: err.message });

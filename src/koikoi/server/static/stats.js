@@ -91,16 +91,20 @@
     const pad = { left: 36, right: 8, top: 12, bottom: 22 };
     let running = 0;
     const totals = games.map((g) => (running += g.net_points)).slice(-MAX_BARS);
+    // The axis spans the data and 0, no more: all losses top out at 0, all gains start
+    // there; when every value is 0 the 0 line sits in the middle.
     const values = shown.map((g) => g.net_points).concat(totals, [0]);
-    const hi = Math.max(...values, 1);
-    const lo = Math.min(...values, -1);
+    const hi = Math.max(...values);
+    const lo = Math.min(...values);
+    const spanTop = hi === lo ? hi + 1 : hi;
+    const spanBottom = hi === lo ? lo - 1 : lo;
     const plotW = width - pad.left - pad.right;
     const plotH = height - pad.top - pad.bottom;
-    const y = (v) => pad.top + ((hi - v) / (hi - lo)) * plotH;
+    const y = (v) => pad.top + ((spanTop - v) / (spanTop - spanBottom)) * plotH;
     const step = plotW / shown.length;
     const label = KK.t("Points per game: the bars are each game's points, the line the running total");
     const root = chart(width, height, label);
-    for (const v of [hi, 0, lo]) {
+    for (const v of new Set([hi, 0, lo])) {
       root.append(
         svg("line", { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: v === 0 ? "axis" : "grid" }),
         svg("text", { x: pad.left - 4, y: y(v) + 4, "text-anchor": "end", class: "chart-axis-label" }, signed(v)));
@@ -118,10 +122,15 @@
     });
     const points = totals.map((v, i) => `${pad.left + i * step + step / 2},${y(v)}`).join(" ");
     root.append(svg("polyline", { points, class: "running" }));
+    // The first and the last game shown; one game is named once, under its bar.
     const first = games.length - shown.length + 1;
-    root.append(
-      svg("text", { x: pad.left, y: height - 6, class: "chart-axis-label" }, KK.t("game {n}", { n: first })),
-      svg("text", { x: width - pad.right, y: height - 6, "text-anchor": "end", class: "chart-axis-label" }, KK.t("game {n}", { n: games.length })));
+    if (first === games.length) {
+      root.append(svg("text", { x: pad.left + step / 2, y: height - 6, "text-anchor": "middle", class: "chart-axis-label" }, KK.t("game {n}", { n: first })));
+    } else {
+      root.append(
+        svg("text", { x: pad.left, y: height - 6, class: "chart-axis-label" }, KK.t("game {n}", { n: first })),
+        svg("text", { x: width - pad.right, y: height - 6, "text-anchor": "end", class: "chart-axis-label" }, KK.t("game {n}", { n: games.length })));
+    }
     return root;
   }
 

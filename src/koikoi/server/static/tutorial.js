@@ -247,6 +247,8 @@ const KKTutorial = (() => {
     } else if (dialog.id === "round-dialog") {
       tip = useLesson("settlement") || lastOf("settlement");
       body = $("round-body");
+      // The round is over: the koi-koi prompt (or any other) no longer applies.
+      say(tip, KK.t("The round is over: the dialog shows how it was scored. Press Continue when you have read it."));
     } else if (dialog.id === "over-dialog") {
       tip = useLesson("finish") || lastOf("finish");
       body = $("over-body");
