@@ -578,14 +578,18 @@ class _Valuer:
 
 
 def test_analyze_defaults_to_the_hints_evaluator(capsys: pytest.CaptureFixture[str]) -> None:
+    from koikoi.agents import make_agent
     from koikoi.cli.analyze import DEFAULT_AGENT
     from koikoi.features.opponents import HINT_SPEC
 
-    assert DEFAULT_AGENT == HINT_SPEC == "expert:time=0.3"
+    # The hints' evaluator, on an iteration budget instead of the clock (two runs agree).
+    hints, analysis = make_agent(HINT_SPEC), make_agent(DEFAULT_AGENT)
+    assert type(analysis) is type(hints) and analysis.time_limit is None
+    assert DEFAULT_AGENT == "expert:iterations=1500"
     with pytest.raises(SystemExit):
         main(["analyze", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default expert:time=0.3, the games' hints)" in help_text
+    assert "(default expert:iterations=1500: the games' hints" in help_text
 
 
 def test_analyze_ranks_a_position_as_the_hints_do() -> None:
