@@ -133,7 +133,7 @@ def elo_of_score(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return 0.0 - 400.0 * math.log10(1.0 / score - 1.0)  # 0.0 - : never -0.0
 
 
 def elo_interval(score: float, lo: float, hi: float) -> tuple[float, float, float]:
