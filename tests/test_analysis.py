@@ -48,7 +48,7 @@ class _Spy:
 def test_every_choice_is_evaluated_from_the_deciders_view() -> None:
     record, match = _record()
     spy = _Spy()
-    analysis = analyze_record(record, spy)
+    analysis = analyze_record(record, spy, runs=1)
     with_choice = [d for d in analysis.decisions]
     assert len(with_choice) + analysis.forced == len(match.actions)
     assert len(spy.views) == len(with_choice)
@@ -171,3 +171,175 @@ def test_doctests() -> None:
     for module in (analysis, analyze):
         failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failures == 0
+
+
+# ------------------------------------------------ interchangeable cards, noise, output
+
+
+def _record_with_twin_captures() -> tuple[GameRecord, list[int]]:
+    """A one-round record where a player captured one of two interchangeable Plains, taking
+    the one with the higher id (which :class:`_Spy` values lower); and those action numbers."""
+    from koikoi.game.actions import PLAY_TARGET_BASE, TAKE_BASE, interchangeable
+
+    def same_choice(a: int, b: int) -> bool:  # the same card takes one of two twin Plains
+        same_card = (a >= TAKE_BASE) == (b >= TAKE_BASE) and (
+            a >= TAKE_BASE or (a - PLAY_TARGET_BASE) // 48 == (b - PLAY_TARGET_BASE) // 48
+        )
+        return same_card and interchangeable([a, b])
+
+    for seed in range(200):
+        m = Match(get_rules("koikoi-japan").replace(game__rounds=1), seed=seed)
+        chooser = random.Random(seed)
+        twins: list[int] = []
+        while not m.is_over:
+            ids = m.legal_ids()
+            paired = [a for a in ids if any(b != a and same_choice(a, b) for b in ids)]
+            if paired:
+                twins.append(len(m.actions) + 1)
+                m.apply(max(paired))
+            else:
+                m.apply(chooser.choice(ids))
+        if twins:
+            return GameRecord.from_match(m, created="2024-01-01T00:00:00Z"), twins
+    pytest.fail("no choice between interchangeable Plains in 200 seeded rounds")  # pragma: no cover
+
+
+def test_taking_one_of_two_identical_plains_is_never_a_mistake() -> None:
+    from koikoi.game.actions import interchangeable
+
+    record, twins = _record_with_twin_captures()
+    spy = _Spy()  # values -id: tells 10P1 from 10P2 as no rule does
+    analysis = analyze_record(record, spy)
+    judged = {d.index: d for d in analysis.decisions}
+    for number in twins:
+        d = judged.get(number)
+        if d is None:  # only interchangeable captures: no choice at all
+            continue
+        twin = [a for a in d.values if a != d.played and interchangeable([a, d.played])]
+        assert twin and d.values[twin[0]] == d.values[d.played]
+        assert d.loss == 0.0 and d.best == d.played and not d.is_mistake()
+    assert not {d.index for d in analysis.mistakes(100)} & set(twins)
+    assert len(analysis.decisions) + analysis.forced == len(record.actions)
+
+
+class _Wobbly:
+    """An evaluator whose runs disagree: one action looks better by ``edge`` on average,
+    by ``edge + swing`` and ``edge - swing`` on alternate calls; the others are worth 0."""
+
+    name = "wobbly"
+
+    def __init__(self, edge: float, swing: float) -> None:
+        self.edge, self.swing, self.calls = edge, swing, 0
+
+    def evaluate(self, view: PlayerView, rng: random.Random) -> dict[int, float]:
+        self.calls += 1
+        sign = 1 if self.calls % 2 else -1
+        favourite = min(view.legal_ids)
+        return {a: self.edge + sign * self.swing if a == favourite else 0.0 for a in view.legal_ids}
+
+
+def test_differences_within_the_search_noise_are_not_mistakes() -> None:
+    record, _ = _record(rounds=1)
+    noisy = analyze_record(record, _Wobbly(edge=0.3, swing=1.0))
+    losing = [d for d in noisy.decisions if d.played != d.best]
+    assert losing and all(d.loss == pytest.approx(0.3) for d in losing)
+    # gaps 1.3, -0.7, 1.3, -0.7: sd 2/sqrt(3), standard error over 4 runs 1/sqrt(3)
+    assert all(d.noise == pytest.approx(3**-0.5) for d in losing)
+    assert noisy.mistakes(100, threshold=0.1) == []
+    assert noisy.player_summary(0, mistake=0.1)["mistakes"] == 0
+    assert "No mistakes" in format_analysis(noisy, mistake=0.1)
+    # A clear difference, larger than its noise, stays a mistake.
+    clear = analyze_record(record, _Wobbly(edge=1.5, swing=0.1))
+    assert {d.index for d in clear.mistakes(100, threshold=1.0)} == {
+        d.index for d in clear.decisions if d.played != d.best
+    }
+
+
+def test_one_run_has_no_noise_estimate_and_runs_are_checked() -> None:
+    record, _ = _record(rounds=1)
+    once = analyze_record(record, _Wobbly(edge=0.3, swing=0.0), runs=1)
+    assert all(d.noise == 0.0 for d in once.decisions)
+    losing = {d.index for d in once.decisions if d.played != d.best}
+    assert losing and all(d.loss == pytest.approx(0.3) for d in once.decisions if d.index in losing)
+    assert {d.index for d in once.mistakes(100, threshold=0.1)} == losing
+    with pytest.raises(InvalidInputError, match="runs must be a whole number 1 or more, not 0"):
+        analyze_record(record, _Spy(), runs=0)
+
+
+def test_the_default_analysis_agent_gives_the_same_values_twice() -> None:
+    """Two runs on one record agree: the default evaluator is not on a clock."""
+    from koikoi.agents import make_agent
+    from koikoi.cli.analyze import DEFAULT_AGENT
+    from koikoi.game.views import view_of
+
+    m = Match(get_rules("koikoi-japan"), seed=7)
+    view = view_of(m, m.current)
+    agent = make_agent(DEFAULT_AGENT)
+    assert agent.evaluate(view, random.Random(1)) == agent.evaluate(view, random.Random(1))
+
+
+def test_counts_are_pluralised_in_both_languages() -> None:
+    from koikoi.i18n import set_language
+    from koikoi.lab.analysis import Analysis, AnalyzedDecision
+
+    one = AnalyzedDecision(1, 1, 0, "play", 0, 1, {0: 0.0, 1: 2.0}, 2.0)
+    analysis = Analysis(agent="spy", players=["alice", "bob"], rules="r", decisions=[one])
+    text = format_analysis(analysis)
+    assert "1 decision with a choice, 0 best moves," in text
+    assert "1 mistake" in text and "1 mistakes" not in text and "decisions" not in text
+    two = Analysis(agent="spy", players=["alice", "bob"], rules="r", decisions=[one, one])
+    assert "2 decisions with a choice, 0 best moves," in format_analysis(two)
+    assert "2 mistakes" in format_analysis(two)
+    set_language("ja")
+    try:
+        ja = format_analysis(analysis)
+    finally:
+        set_language("en")
+    assert "選択のある判断1回" in ja and "悪手1回" in ja and "mistake" not in ja
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("missing/out.json", "the folder"),
+        (".", "is a folder"),
+    ],
+)
+def test_annotate_path_is_checked_before_the_analysis(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+    message: str,
+) -> None:
+    import koikoi.lab.analysis
+
+    record, _ = _record(rounds=1)
+    path = record.save(tmp_path / "game.json")
+    started: list[bool] = []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        started.append(True)
+        raise AssertionError("the analysis started")
+
+    monkeypatch.setattr(koikoi.lab.analysis, "analyze_record", spy)
+    out = str(tmp_path / where)
+    assert main(["analyze", str(path), "--agent", "mcts:iterations=2", "--annotate", out]) == 2
+    err = capsys.readouterr().err
+    assert message in err and repr(out) in err
+    assert not started
+
+
+def test_annotate_writes_the_noise_and_the_verdict(tmp_path: Path) -> None:
+    from koikoi.game.record import load_record
+
+    record, _ = _record(rounds=1)
+    path = record.save(tmp_path / "game.json")
+    out = tmp_path / "annotated.json"
+    spec = "mcts:iterations=3,rollouts=2"
+    assert main(["analyze", str(path), "--agent", spec, "--annotate", str(out), "--runs", "2"]) == 0
+    data = load_record(out).meta["analysis"]
+    assert data["runs"] == 2 and data["threshold"] == 1.0
+    for d in data["decisions"]:
+        assert d["mistake"] == (d["loss"] >= 1.0 and d["loss"] > 2 * d["noise"])
+    assert main(["analyze", str(path), "--runs", "0"]) == 2

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from koikoi.agents import register_agent
 from koikoi.agents.base import AGENT_KINDS, GreedyAgent
@@ -154,7 +156,9 @@ def test_common_rng_gives_each_seat_one_generator_in_both_games() -> None:
         first, second = pair.matches
         assert first.scores == second.scores[::-1]
     a = common.summary["agents"][0]
-    assert a["net_per_round"]["mean"] == 0.0 and a["score"]["ci95"] == [0.5, 0.5]
+    assert a["net_per_round"]["mean"] == 0.0 and a["score"]["mean"] == 0.5
+    lo, hi = a["score"]["ci95"]  # every pair split: still no certainty from a sample
+    assert lo < 0.5 < hi and lo + hi == pytest.approx(1.0)
     assert common.summary["common_rng"] is True
     apart = run_arena(dataclasses.replace(config, common_rng=False))
     assert any(p.matches[0].scores != p.matches[1].scores[::-1] for p in apart.pairs)
@@ -302,6 +306,73 @@ def test_bad_settings_are_clear_errors(kwargs: dict[str, Any], message: str) -> 
     config = ArenaConfig(("greedy", "random"), SHORT, **{"matches": 2, **kwargs})
     with pytest.raises(InvalidInputError, match=message):
         run_arena(config)
+
+
+# ------------------------------------------------ intervals that claim no false certainty
+
+
+def _pairs(outcomes: list[tuple[int | None, int | None]]) -> list[PairResult]:
+    """Duplicate pairs with the given winners (agent index, None: a draw), nothing else."""
+    from koikoi.lab.arena import MatchResult
+
+    def match(pair: int, game: int, winner: int | None) -> MatchResult:
+        seats = (0, 1) if game == 0 else (1, 0)
+        return MatchResult(pair, game, pair, seats, winner, (0, 0), 1, (0, 0), [0])
+
+    return [
+        PairResult(i, [match(i, 0, w0), match(i, 1, w1)]) for i, (w0, w1) in enumerate(outcomes)
+    ]
+
+
+@pytest.mark.parametrize("winner", [0, 1])
+def test_two_matches_give_a_wide_elo_interval(winner: int) -> None:
+    """Two matches won by one side used to report Elo [-1200, -1200] (or [+1200, +1200])."""
+    from koikoi.lab.arena import summarize
+
+    config = ArenaConfig(("greedy", "random"), SHORT, matches=2)
+    summary = summarize(config, _pairs([(winner, winner)]))
+    elo, score = summary["elo"], summary["agents"][0]["score"]
+    lo, hi = elo["ci95"]
+    if winner == 0:  # A won both: Elo unbounded above, bounded below by little
+        assert elo["mean"] is None and hi is None and lo is not None and lo < 0
+        assert score["ci95"][0] < 0.5 < score["ci95"][1] == 1.0
+    else:
+        assert elo["mean"] is None and lo is None and hi is not None and hi > 0
+        assert score["ci95"][0] == 0.0 < 0.5 < score["ci95"][1]
+    text = format_report(summary)
+    assert ("+∞" if winner == 0 else "−∞") in text and "1200" not in text
+    json.dumps(summary, allow_nan=False)  # no Infinity: unbounded ends are null
+
+
+def test_identical_pair_scores_still_give_an_interval() -> None:
+    """Ten pairs all split 1-1: the pair scores have no spread, the interval still has width."""
+    from koikoi.lab.arena import summarize
+
+    config = ArenaConfig(("greedy", "random"), SHORT, matches=20)
+    summary = summarize(config, _pairs([(0, 1)] * 10))
+    lo, hi = summary["elo"]["ci95"]
+    assert summary["elo"]["mean"] == 0.0 and lo is not None and hi is not None
+    assert lo < -100 and hi > 100
+
+
+_MATCH = st.sampled_from([0.0, 0.5, 1.0])  # agent A's score in one match
+
+
+@given(pairs=st.lists(st.lists(_MATCH, min_size=1, max_size=2), min_size=1, max_size=60))
+def test_elo_interval_holds_the_estimate_and_has_width(pairs: list[list[float]]) -> None:
+    from koikoi.lab.arena import elo_interval, score_interval
+
+    n = sum(len(p) for p in pairs)
+    points = sum(sum(p) for p in pairs)
+    score = points / n
+    lo, hi = score_interval(points, n, [sum(p) / len(p) for p in pairs])
+    assert 0.0 <= lo < hi <= 1.0 and lo <= score <= hi
+    elo, elo_lo, elo_hi = elo_interval(score, lo, hi)
+    assert elo_lo <= elo <= elo_hi and elo_lo < elo_hi
+    # Finite on the side the data constrain: a loss or a draw bounds the Elo above,
+    # a win or a draw bounds it below.
+    assert math.isfinite(elo_hi) == (score < 1.0)
+    assert math.isfinite(elo_lo) == (score > 0.0)
 
 
 # -------------------------------------------------------------- the command

@@ -578,14 +578,18 @@ class _Valuer:
 
 
 def test_analyze_defaults_to_the_hints_evaluator(capsys: pytest.CaptureFixture[str]) -> None:
+    from koikoi.agents import make_agent
     from koikoi.cli.analyze import DEFAULT_AGENT
     from koikoi.features.opponents import HINT_SPEC
 
-    assert DEFAULT_AGENT == HINT_SPEC == "expert:time=0.3"
+    # The hints' evaluator, on an iteration budget instead of the clock (two runs agree).
+    hints, analysis = make_agent(HINT_SPEC), make_agent(DEFAULT_AGENT)
+    assert type(analysis) is type(hints) and analysis.time_limit is None
+    assert DEFAULT_AGENT == "expert:iterations=1500"
     with pytest.raises(SystemExit):
         main(["analyze", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default expert:time=0.3, the games' hints)" in help_text
+    assert "(default expert:iterations=1500: the games' hints" in help_text
 
 
 def test_analyze_ranks_a_position_as_the_hints_do() -> None:
@@ -650,6 +654,52 @@ def test_serve_limits_come_from_flags_then_the_environment(
         _config(build_parser().parse_args(["serve"]))
 
 
+@pytest.mark.parametrize(
+    ("lang", "host", "expected"),
+    [
+        ("en", "127.0.0.1", "Open http://127.0.0.1:{port}/ in a browser."),
+        ("ja", "127.0.0.1", "ブラウザーで http://127.0.0.1:{port}/ を開いてください。"),
+        ("en", "0.0.0.0", "open http://127.0.0.1:{port}/ in a browser here"),
+    ],
+)
+def test_serve_first_prints_where_to_open_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lang: str,
+    host: str,
+    expected: str,
+) -> None:
+    """One plain line on stdout, with the real host and port, before the server's JSON logs."""
+    import socket
+
+    pytest.importorskip("uvicorn")
+    import uvicorn
+
+    import koikoi.server.app
+    import koikoi.server.logs
+    from koikoi.i18n import set_language
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    seen: list[str] = []
+
+    def fake_run(app: object, **options: object) -> None:
+        seen.append(capsys.readouterr().out)
+        assert options["host"] == host and options["port"] == port
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    monkeypatch.setattr(koikoi.server.app, "create_app", lambda *a, **k: object())
+    monkeypatch.setattr(koikoi.server.logs, "configure_logging", lambda level: None)
+    try:
+        code = main(["--lang", lang, "serve", "--host", host, "--port", str(port)])
+    finally:
+        set_language("en")
+    assert code == 0 and len(seen) == 1
+    lines = seen[0].splitlines()
+    assert len(lines) == 1 and expected.format(port=port) in lines[0]
+
+
 def test_serve_limit_defaults_in_the_help_are_the_servers() -> None:
     """The flags' help repeats ServerConfig's defaults (registering imports no server code)."""
     pytest.importorskip("starlette")
@@ -661,3 +711,12 @@ def test_serve_limit_defaults_in_the_help_are_the_servers() -> None:
         name = flag[2:].replace("-", "_")
         assert name in ENV_FIELDS
         assert getattr(config, name) == default and isinstance(default, kind), flag
+
+
+def test_serve_doctests() -> None:
+    import doctest
+
+    from koikoi.cli import serve
+
+    failures, attempted = doctest.testmod(serve, optionflags=doctest.ELLIPSIS)
+    assert failures == 0 and attempted >= 3

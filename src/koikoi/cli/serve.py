@@ -16,7 +16,7 @@ from koikoi.cli.common import add_command
 from koikoi.game.errors import KoiKoiError
 from koikoi.i18n import t
 
-__all__ = ["ServeError", "check_address", "register", "run", "worker_app"]
+__all__ = ["ServeError", "browser_line", "check_address", "register", "run", "worker_app"]
 
 CONFIG_ENV: Final = "KOIKOI_SERVE_CONFIG"
 """How ``--workers`` hands the server settings (JSON) to its worker processes."""
@@ -171,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     check_address(args.host, args.port)
+    print(browser_line(args.host, args.port), flush=True)
     configure_logging(args.log_level)
     config = _config(args)
     options: dict[str, Any] = {
@@ -195,6 +196,29 @@ def run(args: argparse.Namespace) -> int:
     os.environ[CONFIG_ENV] = json.dumps(dataclasses.asdict(config))
     uvicorn.run("koikoi.cli.serve:worker_app", factory=True, workers=args.workers, **options)
     return 0
+
+
+def browser_line(host: str, port: int) -> str:
+    """The one plain line printed before the server's JSON logs: where to open the game
+    (in the language in use).
+
+    >>> browser_line("127.0.0.1", 8000)
+    'Open http://127.0.0.1:8000/ in a browser.'
+    >>> browser_line("::1", 8080)
+    'Open http://[::1]:8080/ in a browser.'
+    >>> browser_line("0.0.0.0", 8000)  # doctest: +NORMALIZE_WHITESPACE
+    'Listening on every address of this machine: open http://127.0.0.1:8000/ in a browser
+    here, or http://THIS-MACHINE:8000/ from another device.'
+    """
+    if host in ("0.0.0.0", "::", ""):
+        return t(
+            "Listening on every address of this machine: open {url} in a browser here, or "
+            "http://THIS-MACHINE:{port}/ from another device.",
+            url=f"http://127.0.0.1:{port}/",
+            port=port,
+        )
+    shown = f"[{host}]" if ":" in host else host
+    return t("Open {url} in a browser.", url=f"http://{shown}:{port}/")
 
 
 def is_postgresql(url: str) -> bool:

@@ -7,10 +7,24 @@ see: never the opponent's hand or the stock). The **loss** of the move played
 is the best value minus the played move's value, in expected round points (for
 the default search agent). The biggest losses are the mistakes.
 
-The analysis is deterministic: decision ``i`` is searched with a generator
+The analysis is deterministic: decision ``i`` is searched with generators
 seeded from ``(seed, i)``, so re-running with the same agent spec and seed gives
-the same numbers, and analysing one player gives the same numbers as analysing
-both.
+the same numbers (for an agent with an iteration budget: a time budget depends
+on the machine's speed), and analysing one player gives the same numbers as
+analysing both.
+
+**Noise.** A search's values are estimates. Each decision is searched ``runs``
+times, independently (default :data:`DEFAULT_RUNS`); the values are the means,
+and the decision's ``noise`` is the standard error of the loss (the best value
+minus the played one), from how much that difference varies between the runs.
+A move is a **mistake** only when its loss is at least the threshold *and* more
+than :data:`NOISE_MULTIPLE` times its noise: a difference the search cannot
+tell from chance is never called a mistake.
+
+**Interchangeable cards.** Captures of Plains of one month with one card
+(:func:`koikoi.game.actions.interchangeable`) are one choice: they get one value
+(their mean), taking either is never a loss, and a decision between such
+captures only is no choice at all (counted as forced).
 
 >>> from koikoi.game.engine import Match
 >>> from koikoi.game.record import GameRecord
@@ -27,20 +41,29 @@ True
 
 from __future__ import annotations
 
+import math
 import random
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from koikoi.game.actions import describe_action_id, parse_action
+from koikoi.game.actions import (
+    PLAY_TARGET_BASE,
+    TAKE_BASE,
+    describe_action_id,
+    interchangeable,
+    parse_action,
+)
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.record import GameRecord, iter_steps
 from koikoi.game.views import PlayerView
-from koikoi.i18n import N_, t, td
+from koikoi.i18n import N_, t, td, tn
 from koikoi.lab.arena import derive_seed
 
 __all__ = [
+    "DEFAULT_RUNS",
+    "NOISE_MULTIPLE",
     "Analysis",
     "AnalyzedDecision",
     "Evaluator",
@@ -49,7 +72,13 @@ __all__ = [
     "analyze_record",
     "format_analysis",
     "format_position_analysis",
+    "same_choice",
 ]
+
+DEFAULT_RUNS: Final = 4
+"""Independent searches of each decision: their spread estimates the search's noise."""
+NOISE_MULTIPLE: Final = 2.0
+"""A loss is a mistake only above this many standard errors of its own estimate."""
 
 
 class Evaluator(Protocol):
@@ -73,9 +102,23 @@ class AnalyzedDecision:
     best: int
     values: dict[int, float]
     loss: float
+    noise: float = 0.0
+    """The standard error of ``loss`` (0 when the search gave the same numbers every run)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, with the actions as text."""
+    def is_mistake(self, threshold: float = 0.0) -> bool:
+        """Whether the loss is at least ``threshold`` and clearly above the search's noise
+        (more than :data:`NOISE_MULTIPLE` standard errors; always more than 0).
+
+        >>> d = AnalyzedDecision(1, 1, 0, "play", 0, 4, {0: 0.0, 4: 1.5}, 1.5, noise=0.5)
+        >>> d.is_mistake(1.0), d.is_mistake(2.0)
+        (True, False)
+        >>> AnalyzedDecision(1, 1, 0, "play", 0, 4, {0: 0.0, 4: 1.5}, 1.5, noise=0.8).is_mistake()
+        False
+        """
+        return self.loss >= threshold and self.loss > NOISE_MULTIPLE * self.noise
+
+    def to_dict(self, threshold: float = 0.0) -> dict[str, Any]:
+        """JSON-ready, with the actions as text; ``mistake`` by :meth:`is_mistake`."""
         ranked = sorted(self.values.items(), key=lambda kv: -kv[1])
         return {
             "index": self.index,
@@ -85,6 +128,8 @@ class AnalyzedDecision:
             "played": describe_action_id(self.played),
             "best": describe_action_id(self.best),
             "loss": round(self.loss, 4),
+            "noise": round(self.noise, 4),
+            "mistake": self.is_mistake(threshold),
             "values": [{"action": describe_action_id(a), "value": round(v, 4)} for a, v in ranked],
         }
 
@@ -98,16 +143,20 @@ class Analysis:
     rules: str
     decisions: list[AnalyzedDecision] = field(default_factory=list)
     forced: int = 0
-    """Decisions with a single legal action (not searched)."""
+    """Decisions with a single legal action, or only interchangeable ones (not searched)."""
+    runs: int = DEFAULT_RUNS
+    """Independent searches of each decision."""
 
     def mistakes(self, top: int = 10, *, threshold: float = 0.0) -> list[AnalyzedDecision]:
-        """The ``top`` decisions with the biggest loss (above ``threshold``), worst first."""
-        chosen = [d for d in self.decisions if d.loss > threshold]
+        """The ``top`` mistakes (:meth:`AnalyzedDecision.is_mistake` at ``threshold``) with
+        the biggest loss, worst first."""
+        chosen = [d for d in self.decisions if d.is_mistake(threshold)]
         chosen.sort(key=lambda d: (-d.loss, d.index))
         return chosen[:top]
 
     def player_summary(self, player: int, *, mistake: float = 1.0) -> dict[str, Any]:
-        """Decisions, total and mean loss, mistakes (loss >= ``mistake``) of one player."""
+        """Decisions, total and mean loss, mistakes (loss >= ``mistake`` and above the
+        noise) of one player."""
         mine = [d for d in self.decisions if d.player == player]
         total = sum(d.loss for d in mine)
         return {
@@ -117,20 +166,24 @@ class Analysis:
             "best_moves": sum(1 for d in mine if d.loss <= 1e-9),
             "total_loss": round(total, 4),
             "mean_loss": round(total / len(mine), 4) if mine else 0.0,
-            "mistakes": sum(1 for d in mine if d.loss >= mistake),
+            "mistakes": sum(1 for d in mine if d.is_mistake(mistake)),
         }
 
-    def to_dict(self, top: int = 10) -> dict[str, Any]:
-        """JSON-ready: the summary per player, the biggest mistakes, every decision."""
+    def to_dict(self, top: int = 10, *, mistake: float = 1.0) -> dict[str, Any]:
+        """JSON-ready: the summary per player, the biggest mistakes (loss >= ``mistake``
+        and above the noise), every decision."""
         players = sorted({d.player for d in self.decisions})
         return {
             "agent": self.agent,
             "rules": self.rules,
             "players": self.players,
+            "runs": self.runs,
+            "noise_multiple": NOISE_MULTIPLE,
+            "threshold": mistake,
             "forced": self.forced,
-            "summary": [self.player_summary(p) for p in players],
-            "mistakes": [d.to_dict() for d in self.mistakes(top)],
-            "decisions": [d.to_dict() for d in self.decisions],
+            "summary": [self.player_summary(p, mistake=mistake) for p in players],
+            "mistakes": [d.to_dict(mistake) for d in self.mistakes(top, threshold=mistake)],
+            "decisions": [d.to_dict(mistake) for d in self.decisions],
         }
 
 
@@ -140,6 +193,7 @@ def analyze_record(
     *,
     seed: int = 0,
     players: Iterable[int] = (0, 1),
+    runs: int = DEFAULT_RUNS,
     progress: Callable[[int, int], None] | None = None,
 ) -> Analysis:
     """Evaluate every decision with a choice of ``players`` in ``record``.
@@ -147,13 +201,16 @@ def analyze_record(
     Args:
         record: the game record.
         agent: the evaluating agent (it has ``evaluate(view, rng)``).
-        seed: seeds the agent's generator per decision (see the module docstring).
+        seed: seeds the agent's generators per decision (see the module docstring).
         players: which players' decisions to analyse.
+        runs: independent searches of each decision (their spread is the noise);
+            1 gives no estimate of the noise.
         progress: called as ``progress(done, total)`` after each action.
 
     Raises:
         RecordError: when the record does not replay.
-        InvalidInputError: when ``agent`` cannot evaluate.
+        InvalidInputError: when ``agent`` cannot evaluate, a player is not 0 or 1, or
+            ``runs`` is below 1.
     """
     if not callable(getattr(agent, "evaluate", None)):
         raise InvalidInputError(
@@ -164,8 +221,10 @@ def analyze_record(
     for p in wanted:
         if p not in (0, 1):
             raise InvalidInputError(f"player must be 0 or 1, not {p!r}")
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise InvalidInputError(f"runs must be a whole number 1 or more, not {runs!r}")
     rules_name = str(record.rules.get("name", "?")) if isinstance(record.rules, Mapping) else "?"
-    out = Analysis(agent=agent.name, players=list(record.players), rules=rules_name)
+    out = Analysis(agent=agent.name, players=list(record.players), rules=rules_name, runs=runs)
     total = len(record.actions)
     previous = None
     number = 0
@@ -176,30 +235,96 @@ def analyze_record(
             if entry.player in wanted:
                 view = previous.view(entry.player)
                 played = parse_action(entry.action).id
-                legal = view.legal_ids
-                if len(legal) <= 1:
+                legal = list(view.legal_ids)
+                classes = _choices(legal)
+                if len(classes) <= 1:
                     out.forced += 1
                 else:
-                    rng = random.Random(derive_seed(seed, "analyze", number))
-                    values = agent.evaluate(view, rng)
-                    best = max(legal, key=lambda a: (values.get(a, float("-inf")), -a))
-                    loss = max(0.0, values[best] - values.get(played, values[best]))
-                    out.decisions.append(
-                        AnalyzedDecision(
-                            index=number,
-                            round=entry.round,
-                            player=entry.player,
-                            phase=view.phase.name.lower(),
-                            played=played,
-                            best=best,
-                            values=dict(values),
-                            loss=loss,
-                        )
-                    )
+                    where = (number, entry.round, entry.player)
+                    out.decisions.append(_decide(view, agent, classes, played, where, seed, runs))
             if progress is not None:
                 progress(number, total)
         previous = step
     return out
+
+
+def same_choice(a: int, b: int) -> bool:
+    """Whether actions ``a`` and ``b`` are one choice: the same action, or captures of
+    interchangeable Plains (:func:`~koikoi.game.actions.interchangeable`) with the same card.
+
+    >>> same_choice(parse_action("take 10P1").id, parse_action("take 10P2").id)
+    True
+    >>> same_choice(parse_action("play 10A 10P1").id, parse_action("play 11L 10P2").id)
+    False
+    """
+    if a == b:
+        return True
+    if not interchangeable([a, b]):
+        return False
+    if a >= TAKE_BASE or b >= TAKE_BASE:
+        return a >= TAKE_BASE and b >= TAKE_BASE  # the drawn card: one card
+    return (a - PLAY_TARGET_BASE) // 48 == (b - PLAY_TARGET_BASE) // 48
+
+
+def _choices(legal: list[int]) -> list[list[int]]:
+    """The legal actions grouped into real choices (:func:`same_choice`), in order."""
+    groups: list[list[int]] = []
+    for a in legal:
+        for group in groups:
+            if same_choice(group[0], a):
+                group.append(a)
+                break
+        else:
+            groups.append([a])
+    return groups
+
+
+def _decide(
+    view: PlayerView,
+    agent: Evaluator,
+    classes: list[list[int]],
+    played: int,
+    where: tuple[int, int, int],
+    seed: int,
+    runs: int,
+) -> AnalyzedDecision:
+    """Search one decision ``runs`` times and judge the move played (module docstring);
+    ``where`` is the action's number, its round and the player."""
+    number, round_no, player = where
+    samples: list[dict[int, float]] = []
+    for run in range(runs):
+        parts: tuple[object, ...] = ("analyze", number) if run == 0 else ("analyze", number, run)
+        raw = agent.evaluate(view, random.Random(derive_seed(seed, *parts)))
+        merged: dict[int, float] = {}
+        for group in classes:  # interchangeable captures: one value, their mean
+            known = [raw[a] for a in group if a in raw]
+            if known:
+                mean = math.fsum(known) / len(known)
+                merged.update(dict.fromkeys(group, mean))
+        samples.append(merged)
+    values = {a: math.fsum(s[a] for s in samples) / runs for a in samples[0]}
+    legal = [a for group in classes for a in group]
+    best = max(legal, key=lambda a: (values.get(a, float("-inf")), -a))
+    if same_choice(best, played) or values.get(played) == values[best]:
+        best = played
+    loss = max(0.0, values[best] - values.get(played, values[best]))
+    noise = 0.0
+    if runs > 1 and best != played and played in values:
+        gaps = [s[best] - s[played] for s in samples]
+        mean_gap = math.fsum(gaps) / runs
+        spread = math.fsum((g - mean_gap) ** 2 for g in gaps) / (runs - 1)
+        noise = math.sqrt(spread / runs)
+    return AnalyzedDecision(
+        index=number,
+        round=round_no,
+        player=player,
+        phase=view.phase.name.lower(),
+        played=played,
+        best=best,
+        values=values,
+        loss=loss,
+        noise=noise,
+    )
 
 
 _PHASES: dict[str, str] = {"play": N_("play"), "take": N_("take"), "decide": N_("decide")}
@@ -222,22 +347,31 @@ def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) 
         s = analysis.player_summary(p, mistake=mistake)
         lines.append(
             t(
-                "player {player} ({name}): {decisions} decisions with a choice, {best} best "
-                "moves, mean loss {mean:.2f}, total loss {total:.2f}, {mistakes} mistakes "
-                "(loss >= {threshold:g})",
+                "player {player} ({name}): {decisions}, {best}, mean loss {mean:.2f}, "
+                "total loss {total:.2f}, {mistakes}",
                 player=p,
                 name=s["name"],
-                decisions=s["decisions"],
-                best=s["best_moves"],
+                decisions=tn(
+                    "{n} decision with a choice", "{n} decisions with a choice", s["decisions"]
+                ),
+                best=tn("{n} best move", "{n} best moves", s["best_moves"]),
                 mean=s["mean_loss"],
                 total=s["total_loss"],
-                mistakes=s["mistakes"],
-                threshold=mistake,
+                mistakes=tn("{n} mistake", "{n} mistakes", s["mistakes"]),
             )
         )
-    worst = analysis.mistakes(top)
+    lines.append(
+        t(
+            "A mistake loses at least {threshold:g} points and more than {multiple:g} times "
+            "the search's noise (the standard error of the loss over {runs} searches).",
+            threshold=mistake,
+            multiple=NOISE_MULTIPLE,
+            runs=analysis.runs,
+        )
+    )
+    worst = analysis.mistakes(top, threshold=mistake)
     if not worst:
-        lines.append(t("No move lost anything against the search's choice."))
+        lines.append(t("No mistakes: every loss is below the threshold or within the noise."))
         return "\n".join(lines)
     lines.append(t("Biggest mistakes (top {n}):", n=len(worst)))
     for rank, d in enumerate(worst, 1):
@@ -248,7 +382,8 @@ def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) 
             f"{rank:3}. "
             + t(
                 "round {round}, move {move}, player {player} ({phase}): chose {played!r} "
-                "({played_value:+.2f}), best {best!r} ({best_value:+.2f}), loss {loss:.2f}",
+                "({played_value:+.2f}), best {best!r} ({best_value:+.2f}), loss {loss:.2f} "
+                "(noise {noise:.2f})",
                 round=d.round,
                 move=d.index,
                 player=d.player,
@@ -258,6 +393,7 @@ def format_analysis(analysis: Analysis, *, top: int = 10, mistake: float = 1.0) 
                 best=describe_action_id(d.best),
                 best_value=d.values[d.best],
                 loss=d.loss,
+                noise=d.noise,
             )
         )
         lines.append("       " + t("values: {alternatives}", alternatives=alternatives))

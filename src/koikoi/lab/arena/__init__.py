@@ -11,8 +11,10 @@ Statistics (see :func:`summarize`), per agent:
 
 * match wins / draws / losses and the match win rate with a 95% Wilson
   interval;
-* the match score ((wins + draws / 2) / matches) with a 95% interval from the
-  pair-level scores, and the Elo difference it implies;
+* the match score ((wins + draws / 2) / matches) with a 95% interval (the
+  Wilson interval of the score, widened to the pair-level scores' normal
+  interval where that is wider: never a single point), and the Elo difference
+  it implies, an end at a score of 0 or 1 unbounded (``None`` in the JSON);
 * points per round (points won in the rounds it won) with a 95% interval, and
   the **net** points per round (own points minus the opponent's) with a 95%
   interval paired by deal: the per-pair differences are the units, so the
@@ -53,10 +55,13 @@ from koikoi.lab.arena.stats import (
     ELO_CAP,
     Z95,
     elo_from_score,
+    elo_interval,
+    elo_of_score,
     gsprt_llr,
     mean_ci,
     percentile,
     ratio_ci,
+    score_interval,
     wilson,
 )
 
@@ -71,6 +76,8 @@ __all__ = [
     "decision_latency",
     "derive_seed",
     "elo_from_score",
+    "elo_interval",
+    "elo_of_score",
     "format_report",
     "gsprt_llr",
     "mean_ci",
@@ -80,6 +87,7 @@ __all__ = [
     "ratio_ci",
     "run_arena",
     "run_pair",
+    "score_interval",
     "summarize",
     "wilson",
 ]

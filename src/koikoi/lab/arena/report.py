@@ -10,7 +10,7 @@ from typing import Any
 from koikoi.game.errors import InvalidInputError
 from koikoi.lab.arena.config import ArenaConfig
 from koikoi.lab.arena.results import PairResult
-from koikoi.lab.arena.stats import elo_from_score, gsprt_llr, mean_ci, ratio_ci, wilson
+from koikoi.lab.arena.stats import elo_interval, gsprt_llr, ratio_ci, score_interval, wilson
 
 
 def sprt_status(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any]:
@@ -49,7 +49,12 @@ def sprt_status(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, A
 
 
 def _interval(mean: float, lo: float, hi: float, digits: int = 4) -> dict[str, Any]:
-    return {"mean": round(mean, digits), "ci95": [round(lo, digits), round(hi, digits)]}
+    """``{"mean", "ci95"}``; an unbounded value (an infinity) is ``None`` (JSON null)."""
+
+    def value(x: float) -> float | None:
+        return round(x, digits) if math.isfinite(x) else None
+
+    return {"mean": value(mean), "ci95": [value(lo), value(hi)]}
 
 
 def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any]:
@@ -58,6 +63,7 @@ def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any
     n = len(matches)
     agents: list[dict[str, Any]] = []
     pair_scores = [p.score for p in pairs]
+    score_of_a = (0.5, 0.0, 1.0)
     for i in (0, 1):
         sign = 1 if i == 0 else -1
         wins = sum(1 for m in matches if m.winner == i)
@@ -65,7 +71,8 @@ def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any
         losses = n - wins - draws
         lo, hi = wilson(wins, n)
         scores_i = [s if i == 0 else 1 - s for s in pair_scores]
-        s_mean, s_lo, s_hi = mean_ci(scores_i)
+        s_mean = (wins + draws / 2) / n if n else 0.5
+        s_lo, s_hi = score_interval(wins + draws / 2, n, scores_i)
         rounds = [float(p.rounds) for p in pairs]
         pts = [float(sum(m.points[i] for m in p.matches)) for p in pairs]
         nets = [sign * p.net for p in pairs]
@@ -81,6 +88,8 @@ def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any
         decisions = sum(m.decisions[i] for m in matches)
         think = sum(m.think[i] for m in matches)
         forfeits = [m.forfeit for m in matches if m.forfeit_by == i and m.forfeit]
+        if i == 0:
+            score_of_a = (s_mean, s_lo, s_hi)
         agents.append(
             {
                 "label": "AB"[i],
@@ -90,7 +99,7 @@ def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any
                 "match_draws": draws,
                 "match_losses": losses,
                 "match_win_rate": _interval(wins / n if n else 0.0, lo, hi),
-                "score": _interval(s_mean, max(0.0, s_lo), min(1.0, s_hi)),
+                "score": _interval(s_mean, s_lo, s_hi),
                 "rounds": total_rounds,
                 "round_wins": sum(m.round_wins[i] for m in matches),
                 "points_per_round": _interval(*ppr),
@@ -114,13 +123,7 @@ def summarize(config: ArenaConfig, pairs: Sequence[PairResult]) -> dict[str, Any
                 ),
             }
         )
-    score = agents[0]["score"]
-    elo = _interval(
-        elo_from_score(score["mean"]),
-        elo_from_score(score["ci95"][0]),
-        elo_from_score(score["ci95"][1]),
-        1,
-    )
+    elo = _interval(*elo_interval(*score_of_a), 1)
     return {
         "agents": agents,
         "elo": elo,
@@ -190,8 +193,10 @@ def format_report(summary: dict[str, Any]) -> str:
     for x in (a, b):
         lines.append(f"yaku per round ({x['label']}): {top_yaku(x)}")
     elo = summary["elo"]
+    lo, hi = elo["ci95"]
     lines.append(
-        f"Elo difference A - B: {elo['mean']:+.0f} [{elo['ci95'][0]:+.0f}, {elo['ci95'][1]:+.0f}]"
+        f"Elo difference A - B: {_elo(elo['mean'], a['score']['mean'] - 0.5)} "
+        f"[{_elo(lo, -1)}, {_elo(hi, 1)}]"
     )
     for x in (a, b):
         for reason in x["forfeit_reasons"][:3]:
@@ -208,6 +213,13 @@ def format_report(summary: dict[str, Any]) -> str:
             f"({sprt['lower']:.2f}, {sprt['upper']:.2f}) after {sprt['units']} units: {verdict}"
         )
     return "\n".join(lines)
+
+
+def _elo(value: float | None, side: float) -> str:
+    """An Elo value of the JSON summary as text: ``None`` is unbounded on ``side``."""
+    if value is None:
+        return "+∞" if side > 0 else "−∞"
+    return f"{value:+.0f}"
 
 
 def _think(x: dict[str, Any]) -> str:

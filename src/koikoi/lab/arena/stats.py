@@ -91,6 +91,64 @@ def elo_from_score(score: float) -> float:
     return max(-ELO_CAP, min(ELO_CAP, elo))
 
 
+def score_interval(
+    points: float, n: int, unit_scores: Sequence[float] = (), z: float = Z95
+) -> tuple[float, float]:
+    """A 95% interval of a match score ``points / n`` (``points``: wins + draws / 2 over
+    ``n`` matches) that no sample can make narrower than it is.
+
+    It is the Wilson interval of the score, as if the ``n`` matches were independent
+    (never a single point for ``n >= 1``; it reaches 0 or 1 only on the side of a
+    score of 0% or 100%), widened to the normal interval of the ``unit_scores``
+    (the duplicate pairs' scores) where that one is wider and stays inside (0, 1).
+    No match at all: (0, 1).
+
+    >>> score_interval(0, 2)  # two matches, both lost: the upper end is far from 0
+    (0.0, 0.657...)
+    >>> lo, hi = score_interval(60, 100, [0.6] * 50)
+    >>> round(lo, 3), round(hi, 3)
+    (0.502, 0.691)
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    lo, hi = wilson(points, n, z)
+    if len(unit_scores) >= 2:
+        _, u_lo, u_hi = mean_ci(unit_scores, z)
+        # Only inside (0, 1): past it the normal approximation says nothing.
+        if u_lo > 0.0:
+            lo = min(lo, u_lo)
+        if u_hi < 1.0:
+            hi = max(hi, u_hi)
+    return (lo, hi)
+
+
+def elo_of_score(score: float) -> float:
+    """The Elo difference that predicts an expected ``score``, uncapped: ``-inf`` at 0,
+    ``+inf`` at 1 (no finite difference predicts a certain result).
+
+    >>> elo_of_score(0.0), round(elo_of_score(0.64), 1), elo_of_score(1.0)
+    (-inf, 100.0, inf)
+    """
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return 0.0 - 400.0 * math.log10(1.0 / score - 1.0)  # 0.0 - : never -0.0
+
+
+def elo_interval(score: float, lo: float, hi: float) -> tuple[float, float, float]:
+    """The Elo difference of a ``score`` and of its interval's ends ``(elo, lo, hi)``.
+
+    An end at a score of 0 or 1 is unbounded (``-inf``/``+inf``): the data do not
+    bound it. With the interval of :func:`score_interval`, the result always holds
+    the estimate, has a positive width, and is finite on the side the data constrain.
+
+    >>> elo_interval(0.0, *score_interval(0, 2))
+    (-inf, -inf, 113.3...)
+    """
+    return (elo_of_score(score), elo_of_score(lo), elo_of_score(hi))
+
+
 def _score_of_elo(elo: float) -> float:
     return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
