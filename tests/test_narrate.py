@@ -330,7 +330,16 @@ def test_the_output_of_analyze_record_is_read(record: GameRecord) -> None:
     every = mistakes_from_analysis(data, short, threshold=0.0)
     assert set(every) == {d.index for d in analysis.decisions}
     marked = mistakes_from_analysis(data, short)
-    assert set(marked) == {d.index for d in analysis.decisions if d.loss >= MISTAKE_THRESHOLD}
+    assert set(marked) == {d.index for d in analysis.decisions if d.is_mistake(MISTAKE_THRESHOLD)}
+    # The analysis's own verdict decides: a big loss within the search's noise is no
+    # mistake; an older analysis without verdicts falls back to the loss alone.
+    noisy = {**data, "decisions": [{**d, "loss": 5.0, "mistake": False} for d in data["decisions"]]}
+    assert mistakes_from_analysis(noisy, short) == {}
+    old = {
+        **noisy,
+        "decisions": [{k: v for k, v in d.items() if k != "mistake"} for d in noisy["decisions"]],
+    }
+    assert set(mistakes_from_analysis(old, short)) == {d.index for d in analysis.decisions}
 
 
 @pytest.mark.parametrize(
@@ -424,7 +433,7 @@ def test_koikoi_analyze_annotate_writes_a_record_that_carries_its_analysis(
     assert annotated.actions == short.actions
     data = replay_frames(annotated)
     assert data["analysed"]
-    expected = {d["index"] for d in carried["decisions"] if d["loss"] >= MISTAKE_THRESHOLD}
+    expected = {d["index"] for d in carried["decisions"] if d["mistake"]}
     assert {f["mistake"]["action"] for f in data["frames"] if f["mistake"]} == expected
     assert main(["analyze", "--position", "x", "--annotate", str(out_path)]) == 2
     assert "--annotate goes with a RECORD" in capsys.readouterr().err

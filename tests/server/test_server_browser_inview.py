@@ -29,7 +29,6 @@ from browser_helpers import (
 from server_helpers import ThreadServer
 
 from koikoi.game.actions import KOIKOI_ID, STOP_ID, describe_action_id, interchangeable
-from koikoi.game.engine import Phase
 
 SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 768}},
@@ -50,7 +49,8 @@ _BOXES = """(selectors) => selectors.map((s) => {
   if (!n) return [s, null];
   const r = n.getBoundingClientRect();
   const style = getComputedStyle(n);
-  const shown = r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
+  const shown = r.width > 0 && r.height > 0
+    && style.visibility !== 'hidden' && style.display !== 'none';
   return [s, shown ? [r.left, r.top, r.right, r.bottom] : null];
 })"""
 
@@ -83,7 +83,7 @@ def _seed_with_an_early_decision() -> tuple[int, list[tuple[int, int]]]:
     """A one-round match (the tests' scripted human against the AI) in which the human
     decides koi-koi or stop within its first 20 actions."""
     for seed in range(300):
-        match, actions = simulate(seed, 1)
+        _, actions = simulate(seed, 1)
         index = next((i for i, (p, a) in enumerate(actions) if p == 0 and a == KOIKOI_ID), None)
         if index is not None and index < 20:
             return seed, actions

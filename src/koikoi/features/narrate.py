@@ -501,14 +501,17 @@ def _number(value: Any) -> TypeGuard[int | float]:
 
 
 def mistakes_from_analysis(
-    data: Any, record: GameRecord, *, threshold: float = MISTAKE_THRESHOLD
+    data: Any, record: GameRecord, *, threshold: float | None = None
 ) -> dict[int, Mistake]:
     """The mistakes of an analysis of ``record``, by action number (1-based).
 
     ``data`` is :meth:`koikoi.lab.analysis.Analysis.to_dict` (``koikoi analyze --json``):
     its ``decisions`` name each analysed action by number, with the move played,
-    the best move and the loss. Moves that lost at least ``threshold`` points are
-    kept.
+    the best move, the loss and the analysis's own verdict ``mistake`` (a loss above
+    its threshold and above the search's noise). Without ``threshold`` the verdict
+    decides (an older analysis without it: a loss of at least
+    :data:`MISTAKE_THRESHOLD`); with one, moves that lost at least ``threshold``
+    points are kept.
 
     Raises:
         InvalidInputError: ``data`` is not an analysis, or it is the analysis of
@@ -551,6 +554,11 @@ def mistakes_from_analysis(
                 f"{where}: action {index} of the record is {entry.action!r}, not {played!r}: "
                 "this analysis is of another record"
             )
-        if loss >= threshold:
+        verdict = d.get("mistake")
+        if threshold is None and isinstance(verdict, bool):
+            kept = verdict
+        else:
+            kept = loss >= (MISTAKE_THRESHOLD if threshold is None else threshold)
+        if kept:
             out[index] = Mistake(index, entry.player, loss, entry.action, best)
     return out
