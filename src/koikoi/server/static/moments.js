@@ -80,10 +80,10 @@ const KKMoments = (() => {
     const live = document.getElementById("moment-live");
     if (!node) return;
     node.dataset.kind = kind;
-    node.replaceChildren(
+    node.replaceChildren(...KK.kids(
       el("span", { class: "moment-title" }, title, extra ? " " : null, extra || null),
       sub ? el("span", { class: "moment-sub", text: sub }) : null,
-    );
+    ));
     if (live) live.textContent = sub ? `${node.querySelector(".moment-title").textContent}. ${sub}` : node.textContent;
     node.classList.remove("show");
     if (canPop(node) && node.matches(":popover-open")) node.hidePopover();
