@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from browser_helpers import (
     Page,
     capture_options,
@@ -40,7 +39,6 @@ MOMENTS_SEED = 4
 a yaku and stops (the scripted human of :func:`browser_helpers.simulate`)."""
 
 
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThreadServer]:
     """The web game with the expert's hints (they carry the chance to win the match)."""
@@ -58,11 +56,18 @@ document.addEventListener("DOMContentLoaded", () => {
     const text = status ? status.textContent : "";
     const playable = !!document.querySelector("#bottom-hand button.card.playable");
     const last = rec.statuses[rec.statuses.length - 1];
-    if (!last || last.text !== text || last.playable !== playable) rec.statuses.push({ text, playable });
+    if (!last || last.text !== text || last.playable !== playable) {
+      rec.statuses.push({ text, playable });
+    }
     const banner = document.getElementById("moment-banner");
     if (banner && !banner.hidden) {
-      const part = (name) => { const n = banner.querySelector(name); return n ? n.textContent : ""; };
-      const entry = { kind: banner.dataset.kind, title: part(".moment-title"), sub: part(".moment-sub") };
+      const part = (name) => {
+        const n = banner.querySelector(name);
+        return n ? n.textContent : "";
+      };
+      const entry = {
+        kind: banner.dataset.kind, title: part(".moment-title"), sub: part(".moment-sub"),
+      };
       const prev = rec.banners[rec.banners.length - 1];
       if (!prev || prev.title !== entry.title || prev.sub !== entry.sub) rec.banners.push(entry);
     }
@@ -86,7 +91,8 @@ def recorded(p: Page) -> dict[str, list[Any]]:
 def opponent_sentences(page: Any, opponent: str) -> list[str]:
     """The game log's lines about the opponent's steps, in order."""
     lines: list[str] = page.locator("#log li").all_inner_texts()
-    return [line for line in lines if line.startswith(f"{opponent} played") or line.startswith(f"{opponent} drew")]
+    starts = (f"{opponent} played", f"{opponent} drew")
+    return [line for line in lines if line.startswith(starts)]
 
 
 def test_the_opponents_turn_is_told_step_by_step_before_the_human_plays(
@@ -192,7 +198,7 @@ def test_banners_for_yaku_koikoi_and_stop_and_advice_in_the_dialog(
             page.wait_for_selector("#koikoi-dialog[open]")
             # The yaku's banner shows above the dialog, off its buttons, without the focus.
             banner = page.locator("#moment-banner")
-            assert page.evaluate("() => document.getElementById('moment-banner').matches(':popover-open')")
+            assert banner.evaluate("b => b.matches(':popover-open')")
             assert banner.get_attribute("data-kind") == "yaku"
             assert page.evaluate("() => document.activeElement.id") == "stop-btn"
             box = banner.bounding_box()
@@ -200,9 +206,12 @@ def test_banners_for_yaku_koikoi_and_stop_and_advice_in_the_dialog(
             for selector in ("#koikoi-dialog .dialog-buttons", "#bottom-hand"):
                 other = page.locator(selector).bounding_box()
                 assert other is not None and not _rects_overlap(box, other), selector
-            assert page.evaluate(
-                "() => getComputedStyle(document.getElementById('moment-banner')).animationName"
-            ) == "kk-banner-in"
+            assert (
+                page.evaluate(
+                    "() => getComputedStyle(document.getElementById('moment-banner')).animationName"
+                )
+                == "kk-banner-in"
+            )
             page.keyboard.press("a")
             rows = page.locator("#koikoi-advice li")
             rows.nth(1).wait_for(timeout=120_000)  # the first search may compile the kernel
@@ -227,6 +236,7 @@ def test_banners_for_yaku_koikoi_and_stop_and_advice_in_the_dialog(
     banners = recorded(p)["banners"]
     first, second = match.settlements
     assert first.winner == 0 and second.winner == 1
+
     # The human's yaku (Plains, then one more Plain after koi-koi), call and stop; the
     # AI's yaku and stop: each named, with its points.
     def title(yaku: Any) -> str:
@@ -257,11 +267,16 @@ def test_a_banner_does_not_move_with_reduced_motion(server: ThreadServer, browse
     page = p.page
     start_ai_game(p, server, PACE_SEED)
     page.wait_for_selector("#bottom-hand .card")
-    page.evaluate("() => KKMoments.moment({type: 'koikoi', player: 1, calls: 1}, {who: 'AI', mine: false})")
+    page.evaluate(
+        "() => KKMoments.moment({type: 'koikoi', player: 1, calls: 1}, {who: 'AI', mine: false})"
+    )
     banner = page.locator("#moment-banner")
     banner.wait_for()
     assert banner.inner_text().startswith("AI calls koi-koi!")
-    assert page.evaluate(
-        "() => getComputedStyle(document.getElementById('moment-banner')).animationName"
-    ) == "none"
+    assert (
+        page.evaluate(
+            "() => getComputedStyle(document.getElementById('moment-banner')).animationName"
+        )
+        == "none"
+    )
     p.close()
