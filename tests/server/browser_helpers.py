@@ -8,6 +8,7 @@ package) or Playwright is missing; no browser is ever downloaded. The ``server``
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -47,6 +48,15 @@ AI_LEVEL = "level:2"
 """The AI of these tests: plays like greedy, deterministic given its generator."""
 ONE_ROUND = get_rules("nintendo").replace(game__rounds=1)
 
+PACE_SCRIPT = """
+try {
+  if (location.protocol.startsWith("http") && !localStorage.getItem("koikoi.pace")) {
+    localStorage.setItem("koikoi.pace", %s);
+  }
+} catch (_) {}
+"""
+"""Run before each document's scripts: the opponent's pace, unless one is stored."""
+
 if not CHROMIUM.exists():
     pytest.skip("/usr/bin/chromium is not installed", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -62,6 +72,9 @@ class Page:
         folder: Where :meth:`shot` saves.
         prefix: Put before each screenshot's name.
         full_page: Whether screenshots show the whole page rather than the window.
+        pace: The opponent's pace the page starts with (``koikoi.pace`` in
+            localStorage, unless the page already stored one): ``"instant"`` by default,
+            so that whole games play fast; ``None`` leaves the page's own default.
         **options: For ``browser.new_context`` (viewport, locale, reduced_motion ...).
     """
 
@@ -73,6 +86,7 @@ class Page:
         folder: Path = ARTIFACTS,
         prefix: str = "",
         full_page: bool = True,
+        pace: str | None = "instant",
         **options: Any,
     ) -> None:
         self.allow = allow
@@ -80,6 +94,8 @@ class Page:
         self.prefix = prefix
         self.full_page = full_page
         self.context = browser.new_context(**options)
+        if pace is not None:
+            self.context.add_init_script(PACE_SCRIPT % json.dumps(pace))
         self.page = self.context.new_page()
         self.page.set_default_timeout(15_000)
         self.errors: list[str] = []

@@ -334,6 +334,7 @@
       return;
     }
     G.pending = false;
+    if (msg.code === "hint_unavailable" && KKMoments.adviceFailed(msg.message)) return;
     KK.toast(msg.message);
     if (G.state && !G.running) renderInteractive();
   }
@@ -470,14 +471,19 @@
       KKSound.event(ev);
       if (ev.type === "play" || ev.type === "draw" || ev.type === "take") {
         if (ev.round !== board.round) continue;
+        // The other player's steps are told in words and paced (moments.js); the
+        // page's own moves only wait for their cards to land.
+        const paced = ev.player !== G.seat;
+        const wait = paced ? KKMoments.stepMs() : STEP_MS;
+        if (paced) setStatus(KK.describeEvent(ev, nameOf));
         applyEvent(board, ev);
         G.board = board;
-        renderBoard(board, { animate: true, origins: originsFor(ev), interactive: false });
+        renderBoard(board, { animate: !paced || wait > 0, origins: originsFor(ev), interactive: false });
         board = cloneBoard(board);
-        if (STEP_MS) await KK.sleep(STEP_MS);
-      } else if (ev.type === "koikoi" && ev.player !== G.seat) {
-        KK.toast(KK.t("{who} called koi-koi! こいこい", { who: nameOf(ev.player) }));
-        setStatus(KK.t("{who} called koi-koi.", { who: nameOf(ev.player) }));
+        if (wait) await KK.sleep(wait);
+      } else if (ev.type === "yaku" || ev.type === "koikoi" || ev.type === "stop") {
+        await KKMoments.moment(ev, momentContext(ev, msg));
+        if (ev.type === "koikoi" && ev.player !== G.seat) setStatus(KK.t("{who} called koi-koi.", { who: nameOf(ev.player) }));
       } else if (ev.type === "instant") {
         KK.toast(KK.t("{who} holds an instant hand ({yaku})", { who: nameOf(ev.player), yaku: KK.yakuName(ev.yaku).name }));
       } else if (ev.type === "round_over") {
@@ -493,6 +499,20 @@
     renderInteractive();
     if (coach) await coach();
     afterState(msg, false);
+  }
+
+  // What a banner needs to know of a yaku, koi-koi or stop event (moments.js).
+  function momentContext(ev, msg) {
+    const p = ev.player;
+    const over = msg.events.find((e) => e.type === "round_over" && e.round === ev.round);
+    const rowsOf = (s) => (s && s.yaku && s.view.round === ev.round ? s.yaku[p].yaku : null);
+    return {
+      who: nameOf(p),
+      mine: G.role === "player" && p === G.seat,
+      before: rowsOf(G.state) || [],
+      after: rowsOf(msg) || (over && over.winner === p ? over.yaku : null) || [],
+      points: over && over.winner === p ? over.points : null,
+    };
   }
 
   function afterState(msg, fresh) {
@@ -824,6 +844,7 @@
       return;
     }
     send({ type: "hint" });
+    if (KKMoments.adviceOpen()) return; // asked in the koi-koi dialog: answered there
     $("hint-box").hidden = false;
     $("hint-box").replaceChildren(el("p", { text: KK.t("The expert is thinking…") }));
   }
@@ -839,6 +860,10 @@
 
   function showHint(msg) {
     if (!G.state || msg.seq !== G.state.seq) return;
+    if (KKMoments.adviceOpen()) {
+      KKMoments.showAdvice(msg, { describe: describeAction, value: hintValue });
+      return;
+    }
     G.hint = msg;
     const box = $("hint-box");
     box.hidden = false;
@@ -882,6 +907,7 @@
 
   function openDialog(dialog) {
     if (!dialog.open) dialog.showModal();
+    KKMoments.raise(); // a banner showing stays above the dialog
   }
 
   function koikoiDialog(msg) {
@@ -889,6 +915,7 @@
     const d = msg.decision;
     const body = $("koikoi-body");
     body.replaceChildren();
+    KKMoments.resetAdvice();
     if (d) {
       body.append(el("p", { text: KK.t("Stopping now scores {points}:", { points: KK.points(d.if_stop.points) }) }));
       body.append(KK.settlementView(d.if_stop, names()));
@@ -1238,6 +1265,7 @@
     }
     // The koi-koi decision cannot be dismissed without choosing.
     $("koikoi-dialog").addEventListener("cancel", (e) => e.preventDefault());
+    KKMoments.setup({ requestHint }); // Ask the AI (A) in it, and the Settings dialog
     $("koikoi-dialog").addEventListener("keydown", (e) => {
       if (e.key === "k" || e.key === "K") { e.preventDefault(); if (!$("koikoi-btn").disabled) $("koikoi-btn").click(); }
       if (e.key === "s" || e.key === "S") { e.preventDefault(); $("stop-btn").click(); }

@@ -1,7 +1,9 @@
 /* Sound effects, synthesised with the Web Audio API: no sound files are downloaded.
 
-   On by default (as in the Koi-Koi apps players know), with a toggle in the page
-   header (#sound-toggle) remembered in localStorage ("koikoi.sound": "on"/"off").
+   A yaku, a koi-koi call and a stop each have their own sound, for either player (the
+   banners of moments.js show the same moments). On by default (as in the Koi-Koi
+   apps players know), with a toggle in the page header (#sound-toggle) and in the
+   Settings dialog, remembered in localStorage ("koikoi.sound": "on"/"off").
    Nothing is made and nothing sounds before the first user gesture (a click, a tap
    or a key): browsers allow audio only after one, and a page should not start
    making noise by itself. */
@@ -102,19 +104,29 @@ const KKSound = (() => {
       note(c, { freq: 880, at: 0, dur: 0.16, type: "square", gain: 0.04 });
       note(c, { freq: 1174.66, at: 0.16, dur: 0.24, type: "square", gain: 0.04 });
     },
+    // A stop (shōbu): two firm knocks and a low, settled fifth.
+    stop: (c) => {
+      note(c, { freq: 220, to: 110, dur: 0.1, type: "triangle", gain: 0.22 });
+      note(c, { freq: 220, to: 110, at: 0.13, dur: 0.1, type: "triangle", gain: 0.22 });
+      note(c, { freq: 392, at: 0.26, dur: 0.5, gain: 0.07 });
+      note(c, { freq: 587.33, at: 0.26, dur: 0.5, gain: 0.05 });
+    },
     // The end of a round: a falling cadence.
     round: (c) => {
       [783.99, 659.25, 523.25].forEach((f, i) => note(c, { freq: f, at: i * 0.14, dur: 0.4, gain: 0.08 }));
     },
   };
 
+  /* Make a sound; each one made is announced as a "koikoi:sound" event on the
+     document (detail: {name}), for whoever wants to know (the tests). */
   function play(name) {
     const c = audio();
     const sound = SOUNDS[name];
     if (!c || !sound) return;
     try {
       sound(c);
-    } catch (_) { /* a sound is never worth an error */ }
+    } catch (_) { return; /* a sound is never worth an error */ }
+    document.dispatchEvent(new CustomEvent("koikoi:sound", { detail: { name } }));
   }
 
   /* The sound of one game event (a state message's event, as docs/protocol.md
@@ -126,6 +138,7 @@ const KKSound = (() => {
     else if (ev.type === "take") play("capture");
     else if (ev.type === "yaku") play("yaku");
     else if (ev.type === "koikoi") play("koikoi");
+    else if (ev.type === "stop") play("stop");
     else if (ev.type === "round_over") play("round");
   }
 
