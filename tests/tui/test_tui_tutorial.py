@@ -201,3 +201,42 @@ def test_play_tutorial_takes_no_match_options(
     err = capsys.readouterr().err
     assert err.startswith("koikoi: error: ") and "--tutorial plays the guided round" in err
     assert not apps
+
+
+def test_play_tutorial_keeps_the_statistics(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``koikoi play --tutorial`` then Esc: the new-game screen offers the statistics, as
+    after a plain ``koikoi play`` (the app was built without the history file)."""
+    apps: list[KoiKoiApp] = []
+    monkeypatch.setattr(KoiKoiApp, "run", lambda self, *a, **k: apps.append(self))
+    assert main(["play", "--tutorial"]) == 0
+    assert main(["play"]) == 0
+    tutorial_app, plain_app = apps
+    assert tutorial_app.history is not None
+    assert tutorial_app.history == plain_app.history
+
+
+async def test_leaving_the_tutorial_offers_the_statistics(tmp_path: Path) -> None:
+    """Esc out of the tutorial: the new-game screen has its Statistics button, and F2
+    opens the statistics."""
+    from koikoi.tui.stats import StatsScreen
+
+    app = app_for(tmp_path, tutorial=True, history=tmp_path / "history.jsonl")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.game_screen, TutorialScreen))
+        await wait_for(pilot, lambda: tutorial(app).state == "coach")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        assert app.screen.query_one("#stats", Button)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+
+
+async def test_no_statistics_key_without_a_history(tmp_path: Path) -> None:
+    """Without a history file the footer does not offer F2 (it would do nothing)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        screen = app.screen
+        assert not screen.query("#stats")
+        offered = {key for key, b in screen.active_bindings.items() if b.binding.show}
+        assert "f1" in offered and "f2" not in offered

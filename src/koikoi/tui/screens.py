@@ -537,6 +537,12 @@ class NewGameScreen(Screen[None]):
             rules = get_rules("nintendo")
         self.app.push_screen(HelpScreen(rules))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """F2 is offered only when there are statistics to open (the app keeps a history)."""
+        if action == "stats":
+            return self.on_stats is not None
+        return True
+
     def action_stats(self) -> None:
         """Open the statistics of finished matches (when the app keeps a history)."""
         if self.on_stats is not None:
