@@ -142,7 +142,7 @@ async def test_the_guided_round_in_the_terminal(tmp_path: Path) -> None:
         assert first.game.opponent_spec == TUTORIAL_OPPONENT
         await play_the_round(pilot, app, shots=True)
         assert first.game.match.scores[0] == 5  # the red poetry ribbons, stopped at once
-        assert "Press r to play the tutorial again" in panel_text(app)
+        assert "r to play the tutorial again" in panel_text(app)
         # Play it again: a new screen, the welcome again.
         await pilot.press("r")
         await wait_for(pilot, lambda: app.game_screen not in (None, first))
@@ -181,6 +181,23 @@ async def test_leave_the_tutorial_and_start_it_from_the_new_game_screen(tmp_path
         await wait_for(pilot, lambda: isinstance(app.game_screen, TutorialScreen))
         await wait_for(pilot, lambda: tutorial(app).panel.tip is not None)
         assert tutorial(app).panel.tip.key == "welcome"  # type: ignore[union-attr]
+
+
+async def test_enter_at_the_end_of_the_tutorial_leaves_it(tmp_path: Path) -> None:
+    """Enter on the last panel goes to the new-game screen (never a silent restart);
+    starting over is r alone."""
+    app = app_for(tmp_path, tutorial=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.game_screen, TutorialScreen))
+        first = tutorial(app)
+        await play_the_round(pilot, app)
+        assert first.state == "match_end"
+        text = " ".join(panel_text(app).split())
+        assert "Enter" in text and "r to play the tutorial again" in text
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        assert app.game_screen is None
+        assert not any(isinstance(s, TutorialScreen) for s in app.screen_stack)
 
 
 def test_play_tutorial_starts_the_guided_round(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,8 @@ log. What the coach says comes from :func:`koikoi.features.tutorial.coach` on yo
 view: each explanation at its moment (Enter for the next one; the game waits
 meanwhile), then what to do now, with the coach's pick selected in your hand
 and the cards it points at marked on the field and named in the panel. Esc
-leaves the tutorial for the new-game screen; r starts it again.
+leaves the tutorial for the new-game screen; r starts it again. On the last panel
+Enter also goes to the new-game screen: only r starts over, never Enter.
 """
 
 from __future__ import annotations
@@ -95,11 +96,15 @@ class CoachPanel(Static):
         if finished:
             text.append("\n")
             text.append(
-                t("Press r to play the tutorial again, or Esc to start a real game."), "bold"
+                t(
+                    "Press Enter (or Esc) for the new-game screen and a real game, "
+                    "or r to play the tutorial again."
+                ),
+                "bold",
             )
         self.update(text)
         if finished:
-            self.border_subtitle = ""
+            self.border_subtitle = t("Enter: new game · r: play it again")
         elif waiting:
             self.border_subtitle = t("Enter: next · Esc: leave · r: start over")
         else:
@@ -186,7 +191,8 @@ class TutorialScreen(GameScreen):
         if self.state == "coach":
             self.action_next()
         elif self._choice is not None:
-            self._finish_with("again")
+            # The last panel: Enter leaves for the new-game screen; only r starts over.
+            self._finish_with("new")
         else:
             super().action_play_selected()
 
