@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
-from textual.widgets import Button
-from tui_driver import find_seed, greedy_policy, plain, play_until, wait_for
+from textual.widgets import Button, RichLog
+from tui_driver import do_action, find_seed, greedy_policy, plain, play_until, wait_for
 
 from koikoi.features.opponents import LEVEL_CHOICES
 from koikoi.game.engine import Phase
@@ -109,3 +109,44 @@ async def test_the_cards_use_the_room_of_a_large_terminal(
         assert hand.size.height == chip_rows * ((TALL_CHIP_HEIGHT if tall else CHIP_HEIGHT) + 1)
         if tall:
             assert "カス" in str(hand.render()) or "タネ" in str(hand.render())
+
+
+@pytest.mark.parametrize(
+    ("size", "resized"),
+    [((120, 40), None), ((80, 24), None), ((109, 40), (110, 40)), ((150, 40), (112, 30))],
+)
+async def test_the_log_wraps_long_lines_and_cuts_no_word(
+    tmp_path: Path, size: tuple[int, int], resized: tuple[int, int] | None
+) -> None:
+    """Every line of the log is shown whole: a line wider than the log is wrapped at
+    a space, never cut, also after the terminal changes size (a terminal widened to
+    120 columns opens the side panel and narrows the log: its lines used to end
+    "...it stays on the fiel")."""
+    app = KoiKoiApp(
+        settings=GameSettings(get_rules("nintendo"), "random", 4, 0.0),
+        records=None,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        advisor="test-advisor",
+    )
+    async with app.run_test(size=size) as pilot:
+        screen = None
+        for _ in range(4):
+            await play_until(pilot, app, greedy_policy, lambda prompt: prompt == "play")
+            screen = app.game_screen
+            assert screen is not None
+            await do_action(pilot, app, greedy_policy(screen.game.view()))
+        await play_until(pilot, app, greedy_policy, lambda prompt: prompt == "play")
+        if resized is not None:
+            await pilot.resize_terminal(*resized)
+        await pilot.pause()
+        await pilot.pause()
+        assert screen is not None
+        log = screen.query_one("#log", RichLog)
+        width = log.scrollable_content_region.width
+        assert width > 0
+        shown = [strip.text.rstrip() for strip in log.lines]
+        assert any(len(line) > width for line in screen.log_lines), (width, screen.log_lines)
+        for line in shown:
+            assert Text(line).cell_len <= width, (width, line)
+        assert " ".join(shown).split() == " ".join(screen.log_lines).split()

@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
 from koikoi.features.progress import yaku_progress
 from koikoi.game.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
@@ -62,7 +62,7 @@ from koikoi.tui.screens import (
     RoundEndScreen,
     piles_and_progress,
 )
-from koikoi.tui.widgets import CardRow, Marker, TooSmall, localize_bindings
+from koikoi.tui.widgets import CardRow, GameLog, Marker, TooSmall, localize_bindings
 
 __all__ = ["GameScreen"]
 
@@ -210,9 +210,6 @@ class GameScreen(Screen[None]):
         self.record_path: Path | None = None
         self.turn_lines: list[str] = []
         self._table = game.table()
-        self.log_lines: list[str] = []
-        """The log's lines as written (wrapped again when the width changes)."""
-        self._log_width = 0
         self._play_future: asyncio.Future[int] | None = None
         self._skip = asyncio.Event()
         self._busy = False
@@ -232,9 +229,7 @@ class GameScreen(Screen[None]):
                 yield CardRow(id="hand", empty=t("(your hand is empty)"))
                 yield Static("", id="my-pile", classes="line compact")
                 yield Static("", id="my-progress", classes="line compact")
-                log = RichLog(id="log", wrap=True, markup=False, max_lines=LOG_LINES, min_width=20)
-                log.can_focus = False
-                yield log
+                yield GameLog(id="log", max_lines=LOG_LINES)
             with VerticalScroll(id="side", can_focus=False):
                 yield Static("", id="side-text")
         yield Footer()
@@ -396,27 +391,14 @@ class GameScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.redraw(self._table)
-        self._rewrap_log()
+
+    @property
+    def log_lines(self) -> list[str]:
+        """The log's lines as written (the log wraps them again when its width changes)."""
+        return self.query_one("#log", GameLog).source
 
     def _log(self, line: str) -> None:
-        self.log_lines.append(line)
-        del self.log_lines[:-LOG_LINES]
-        self.query_one("#log", RichLog).write(line)
-
-    def _rewrap_log(self) -> None:
-        """Write the log again at a new width: RichLog wraps a line once, when written,
-        so a narrower terminal would cut the old lines mid-word."""
-        log = self.query_one("#log", RichLog)
-        width = log.scrollable_content_region.width
-        if width == self._log_width or not width:
-            return
-        first = self._log_width == 0
-        self._log_width = width
-        if first:
-            return
-        log.clear()
-        for line in self.log_lines:
-            log.write(line)
+        self.query_one("#log", GameLog).add(line)
 
     def _matches(self, card: int, table: Table) -> int:
         if self.game.rules.play.wild_lightning and card == LIGHTNING:
