@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Button, RichLog
 from tui_driver import do_action, find_seed, greedy_policy, plain, play_until, wait_for
 
@@ -16,6 +17,8 @@ from koikoi.game.rules import get_rules
 from koikoi.tui import controller
 from koikoi.tui.app import KoiKoiApp
 from koikoi.tui.cardtext import CHIP_HEIGHT, TALL_CHIP_HEIGHT
+from koikoi.tui.controller import action_text
+from koikoi.tui.dialogs import HintDialog
 from koikoi.tui.game import fit_line
 from koikoi.tui.screens import GameSettings, NewGameScreen
 from koikoi.tui.widgets import CardRow
@@ -150,3 +153,56 @@ async def test_the_log_wraps_long_lines_and_cuts_no_word(
         for line in shown:
             assert Text(line).cell_len <= width, (width, line)
         assert " ".join(shown).split() == " ".join(screen.log_lines).split()
+
+
+def _shown_lines(body: Widget) -> range:
+    """The lines of a scrolling body's content now in view on the screen."""
+    top = round(body.scroll_y)
+    return range(top, top + body.scrollable_content_region.height)
+
+
+async def test_every_move_of_a_hint_can_be_seen_at_80x24(tmp_path: Path) -> None:
+    """At 80x24 the hint used to show 2 of 7 moves and no way to the others: now the
+    moves are in view or come into view with the arrow keys (the field and the hand
+    stay in view above the hint)."""
+    app = KoiKoiApp(
+        settings=GameSettings(get_rules("nintendo"), "random", 4, 0.0),
+        records=None,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        advisor="test-advisor",
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, greedy_policy, lambda prompt: prompt == "play")
+        screen = app.game_screen
+        assert screen is not None
+        legal = screen.game.view().legal_ids
+        assert len(legal) >= 7
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, HintDialog))
+        await pilot.pause()
+        dialog = app.screen
+        body = dialog.query_one("#message-body")
+        lines = plain(dialog.query_one("#message-text")).splitlines()
+        moves = {
+            next(i for i, line in enumerate(lines) if f"  {action_text(a)}" in line) for a in legal
+        }
+        assert len(moves) == len(legal)
+        hand = screen.query_one("#hand").region
+        box = dialog.query_one("#hint-box").region
+        assert box.y >= hand.bottom and box.bottom <= 24
+        # The body is on the screen inside the box, at least a few moves tall.
+        assert body.region.y >= box.y and body.region.bottom <= box.bottom
+        first = set(_shown_lines(body))
+        assert len(moves & first) >= 5, (sorted(moves & first), lines)
+        if not moves <= first:  # the others are announced, a key away
+            assert "↓" in str(dialog.query_one("#hint-box").border_subtitle)
+        seen: set[int] = set()
+        for _ in range(len(lines)):
+            seen |= set(_shown_lines(body))
+            await pilot.press("down")
+            await pilot.pause()
+        assert moves <= seen, (sorted(moves - seen), lines)
+        assert plain(dialog.query_one("#hint-head")).count("\n") == 0
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)

@@ -546,13 +546,28 @@ class MessageDialog(ModalScreen[None]):
 
 class HintDialog(FitsOverTable, MessageDialog):
     """The expert's value of each legal play, best first (whatever the opponent), over
-    the lower table: the field and the hand stay in view."""
+    the lower table: the field and the hand stay in view.
+
+    Compact, to show as many moves as the rows below the hand allow (at 80x24 five):
+    the title in the border, what the numbers mean in one line, then the moves in a
+    list that has the focus, so ``↑`` ``↓`` (``PgUp`` ``PgDn``) bring the others into
+    view; the border says so when some are out of view. ``Enter`` or ``Esc`` closes.
+    """
 
     FIT_BOX = "#hint-box"
 
     DEFAULT_CSS = """
     HintDialog { align: center bottom; }
-    HintDialog #message-body { height: auto; max-height: 100%; }
+    HintDialog #hint-box {
+        border-title-color: $accent;
+        border-title-style: bold;
+        border-title-align: center;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: right;
+    }
+    HintDialog #hint-head { height: 1; color: $text-muted; text-overflow: ellipsis; }
+    HintDialog #message-body { height: auto; max-height: 100%; scrollbar-size-vertical: 1; }
+    HintDialog #message-text { width: 1fr; }
     """
 
     def __init__(
@@ -564,29 +579,37 @@ class HintDialog(FitsOverTable, MessageDialog):
     ) -> None:
         lines = advice_lines(values, legal, field=field)
         match = any(v.equity is not None for v in values.values())
-        head = (
-            t(
-                "The expert's values, best first: your expected net points this round "
-                "and chance to win the match."
-            )
+        self.head = (
+            t("Best first: your expected net points this round · chance to win the match")
             if match
-            else t("The expert's values, best first: your expected net points this round.")
+            else t("Best first: your expected net points this round")
         )
-        super().__init__(t("Hint"), "\n".join([head, *lines]))
+        super().__init__(t("Hint"), "\n".join(lines))
         self.add_class(OVER_TABLE_CLASS)
         self.values = values
+        self.moves = len(lines)
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="over-table-box", id="hint-box"):
-            yield Static(self.title_text, classes="dialog-title")
+        with Vertical(classes="over-table-box", id="hint-box") as box:
+            box.border_title = self.title_text
+            yield Static(self.head, id="hint-head")
             with VerticalScroll(id="message-body"):
-                yield Static(self.body, id="message-text")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button(t("OK (Enter)"), id="ok", variant="primary", compact=True)
+                yield Static(
+                    Text(self.body) if isinstance(self.body, str) else self.body, id="message-text"
+                )
         yield TooSmall()
 
+    def on_mount(self) -> None:
+        self.query_one("#message-body").focus()
+
     def fitted(self, rows: int) -> None:
-        self.query_one("#message-body").styles.max_height = max(2, rows - 5)
+        body = self.query_one("#message-body")
+        room = max(1, rows - 3)  # the two border lines, the head
+        body.styles.max_height = room
+        keys = t("Enter: close")
+        if self.moves > room:
+            keys = t("↑↓ more moves · {keys}", keys=keys)
+        self.query_one("#hint-box").border_subtitle = keys
 
 
 def card_options(action_ids: Sequence[int], cards: Sequence[int]) -> list[ChoiceOption]:
