@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Button, RichLog
 from tui_driver import do_action, find_seed, greedy_policy, plain, play_until, wait_for
@@ -206,3 +207,47 @@ async def test_every_move_of_a_hint_can_be_seen_at_80x24(tmp_path: Path) -> None
         assert plain(dialog.query_one("#hint-head")).count("\n") == 0
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)
+
+
+def _shown_text(widget: Widget) -> list[str]:
+    """The lines a widget draws now, as text."""
+    width, height = widget.size
+    return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height))]
+
+
+async def test_the_record_path_is_never_broken_mid_word_at_80x24(tmp_path: Path) -> None:
+    """The match-end screen names the record's file whole: on a line of its own, the
+    home directory as ~, and folded only after a path separator when still too long."""
+    records = tmp_path / "a-rather-long-directory-name" / "with-records-of-finished-matches"
+    app = KoiKoiApp(
+        settings=GameSettings(get_rules("nintendo").replace(game__rounds=1), "random", 4, 0.0),
+        records=records,
+        saves=tmp_path / "saves",
+        pace=0.0,
+        stamp="20260101-120000",
+        advisor="test-advisor",
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await play_until(pilot, app, greedy_policy, lambda prompt: prompt == "match_end")
+        await pilot.pause()
+        screen = app.game_screen
+        assert screen is not None and screen.record_path is not None
+        path = str(screen.record_path)
+        assert len(path) > 80  # too long for one line: it must be folded
+        shown = [
+            line
+            for widget in app.screen.query("#me-record, #me-path")
+            for line in _shown_text(widget)
+            if line.strip()
+        ]
+        text = "\n".join(line.strip() for line in shown)
+        start = text.replace("\n", "").find(path)
+        assert start >= 0, shown
+        # Every line break inside the path comes right after a separator.
+        flat = 0
+        for i, char in enumerate(text):
+            if char == "\n":
+                if start < flat < start + len(path):
+                    assert text[i - 1] == "/", shown
+            else:
+                flat += 1

@@ -584,9 +584,7 @@ class GameScreen(Screen[None]):
             try:
                 stamp = self.stamp() if self.stamp is not None else ""
                 self.record_path = game.save_record(self.records, stamp=stamp)
-                record = t(
-                    "Record saved: {path}  (koikoi replay FILE --tui)", path=self.record_path
-                )
+                record = t("Record saved (koikoi replay FILE --tui):")
             except (KoiKoiError, OSError) as exc:
                 record = t("The record could not be saved: {error}", error=exc)
         else:
@@ -608,7 +606,9 @@ class GameScreen(Screen[None]):
         line = narrate(game.match.events[-1], game.names) if game.match.events else None
         if line:
             self.say(line, turn=False)
-        choice = await self.app.push_screen_wait(MatchEndScreen(game, record))
+        choice = await self.app.push_screen_wait(
+            MatchEndScreen(game, record, path=self.record_path)
+        )
         self.state = "done"
         if self.on_done is not None:
             self.on_done(choice)
