@@ -37,11 +37,13 @@ __all__ = [
     "KoiKoiDialog",
     "KoiKoiFacts",
     "MessageDialog",
+    "PreparingDialog",
     "QuitDialog",
     "advice_lines",
     "bonus_note",
     "match_after_stop",
     "points",
+    "preparing_text",
 ]
 
 DIALOG_CSS = """
@@ -323,12 +325,19 @@ class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
     ]
 
     def __init__(
-        self, facts: KoiKoiFacts, advise: Callable[[], dict[int, ActionValue]] | None = None
+        self,
+        facts: KoiKoiFacts,
+        advise: Callable[[], dict[int, ActionValue]] | None = None,
+        *,
+        preparing: Callable[[], bool] | None = None,
     ) -> None:
         super().__init__(classes=OVER_TABLE_CLASS)
         localize_bindings(self)
         self.facts = facts
         self.advise = advise
+        self.preparing = preparing
+        """Whether the AI is still being prepared (its first use in this process: the
+        advice then takes longer, and says so)."""
         self.advice: list[str] | None = None
 
     def body_text(self) -> Text:
@@ -411,7 +420,10 @@ class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
             self.advice = [t("No advice in this game.")]
             advice.update(self.advice[0])
             return
-        advice.update(t("The expert is thinking…"))
+        if self.preparing is not None and self.preparing():
+            advice.update(preparing_text())
+        else:
+            advice.update(t("The expert is thinking…"))
         self.run_worker(self._advise(), exclusive=True, group="advice")
 
     async def _advise(self) -> None:
@@ -541,6 +553,60 @@ class MessageDialog(ModalScreen[None]):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+
+def preparing_text() -> str:
+    """What a player who asks the AI before it is ready is told."""
+    return t("Preparing the AI… (first time only)")
+
+
+class PreparingDialog(FitsOverTable, ModalScreen[None]):
+    """Said while a hint waits for the AI to be ready (the compiled kernel loads the
+    first time it is used in a process: seconds): over the lower table, the field and
+    the hand in view. ``Esc`` gives up the hint; :meth:`thinking` says the AI is at work.
+    """
+
+    FIT_BOX = "#preparing-box"
+    FIT_LEAST = 3
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    PreparingDialog { align: center bottom; }
+    PreparingDialog #preparing-box {
+        border-title-color: $accent;
+        border-title-style: bold;
+        border-title-align: center;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: right;
+    }
+    """
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", N_("Cancel")),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes=OVER_TABLE_CLASS)
+        localize_bindings(self)
+        self.cancelled = False
+        """Whether the player gave up waiting."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="over-table-box", id="preparing-box") as box:
+            box.border_title = t("Hint")
+            box.border_subtitle = t("Esc: cancel")
+            yield Static(preparing_text(), id="preparing-text")
+        yield TooSmall()
+
+    def thinking(self) -> None:
+        """The AI is ready and thinking about the position."""
+        self.query_one("#preparing-text", Static).update(t("The expert is thinking…"))
+
+    def action_cancel(self) -> None:
+        self.cancelled = True
         self.dismiss(None)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -28,6 +29,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from koikoi.agents.base import ActionValue
 from koikoi.features.progress import yaku_progress
 from koikoi.game.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
 from koikoi.game.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
@@ -52,6 +54,7 @@ from koikoi.tui.dialogs import (
     HintDialog,
     KoiKoiDialog,
     KoiKoiFacts,
+    PreparingDialog,
 )
 from koikoi.tui.history import append_match
 from koikoi.tui.progress import progress_line
@@ -189,10 +192,14 @@ class GameScreen(Screen[None]):
         stamp: Callable[[], str] | None = None,
         on_done: Callable[[str], None] | None = None,
         history: Path | None = None,
+        ai_ready: threading.Event | None = None,
     ) -> None:
         super().__init__()
         localize_bindings(self)
         self.game = game
+        self.ai_ready = ai_ready
+        """Set when the app's warm-up of the AI (the compiled kernel) is done (None: no
+        warm-up to wait for)."""
         self.pace = pace
         self.records = records
         self.history = history
@@ -523,8 +530,9 @@ class GameScreen(Screen[None]):
     async def _decide(self) -> int:
         self.state = "decide"
         self.redraw()
-        game = self.game
-        dialog = KoiKoiDialog(self.koikoi_facts(), game.advice)
+        dialog = KoiKoiDialog(
+            self.koikoi_facts(), self.advice_when_ready, preparing=lambda: not self.ai_is_ready()
+        )
         choice: int = await self.app.push_screen_wait(dialog)
         return choice
 
@@ -744,14 +752,44 @@ class GameScreen(Screen[None]):
             return
         self._hint()
 
+    def ai_is_ready(self) -> bool:
+        """Whether the advisor is ready: the app's warm-up (the compiled kernel) and this
+        match's own loading are done, so a hint takes only its search."""
+        warm = self.ai_ready is None or self.ai_ready.is_set()
+        return warm and self.game.loaded("advisor")
+
+    def advice_when_ready(self) -> dict[int, ActionValue]:
+        """The advisor's values (:meth:`GameController.advice`) once the warm-up is
+        done; blocks: run it in a thread."""
+        if self.ai_ready is not None:
+            self.ai_ready.wait()
+        return self.game.advice()
+
     @work(exclusive=True, group="hint")
     async def _hint(self) -> None:
-        self.notify(t("The expert is thinking about your hand…"), timeout=2)
         view = self.game.view()
+        preparing: PreparingDialog | None = None
+        if self.ai_is_ready():
+            self.notify(t("The expert is thinking about your hand…"), timeout=2)
+        else:
+            # The first time in this process: say so rather than freeze for seconds.
+            preparing = PreparingDialog()
+            self.app.push_screen(preparing)
+            if self.ai_ready is not None:
+                await asyncio.to_thread(self.ai_ready.wait)
+            if preparing.cancelled:
+                return
+            preparing.thinking()
         try:
             values = await asyncio.to_thread(self.game.advice)
         except KoiKoiError as exc:
             self.notify(t("No hint: {error}", error=exc), severity="error", timeout=6)
+            values = None
+        if preparing is not None:
+            if preparing.cancelled:
+                return
+            preparing.dismiss(None)
+        if values is None:
             return
         if self.state != "play" or self.game.view() != view:
             return  # played meanwhile: the hint is about a position that is gone

@@ -14,6 +14,7 @@ Enter also goes to the new-game screen: only r starts over, never Enter.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -119,6 +120,8 @@ class TutorialScreen(GameScreen):
         pace: seconds per step of the opponent's turn.
         on_done: gets ``"again"`` (play it again), ``"new"`` (the new-game screen)
             or ``"quit"``.
+        ai_ready: set when the app's warm-up of the AI is done (see
+            :class:`~koikoi.tui.game.GameScreen`).
     """
 
     DEFAULT_CSS = """
@@ -138,8 +141,11 @@ class TutorialScreen(GameScreen):
         *,
         pace: float = 0.8,
         on_done: Callable[[str], None] | None = None,
+        ai_ready: threading.Event | None = None,
     ) -> None:
-        super().__init__(game, pace=pace, records=None, saves=None, on_done=on_done)
+        super().__init__(
+            game, pace=pace, records=None, saves=None, on_done=on_done, ai_ready=ai_ready
+        )
         self.seen: set[str] = set()
         """The keys of the explanations already shown."""
         self.prompt: Tip | None = None
