@@ -50,3 +50,12 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[KoiKoiApp]:
 
     monkeypatch.setattr(KoiKoiApp, "run", fake_run)
     return apps
+
+
+@pytest.fixture(autouse=True)
+def _no_kernel_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's warm-up does nothing here (it would compile the kernel in every test
+    process); the tests of the warm-up pass their own (``KoiKoiApp(warm_up=...)``)."""
+    from koikoi.tui import app
+
+    monkeypatch.setattr(app, "warm_up_ai", lambda advisor: None)

@@ -142,7 +142,7 @@ async def test_the_guided_round_in_the_terminal(tmp_path: Path) -> None:
         assert first.game.opponent_spec == TUTORIAL_OPPONENT
         await play_the_round(pilot, app, shots=True)
         assert first.game.match.scores[0] == 5  # the red poetry ribbons, stopped at once
-        assert "Press r to play the tutorial again" in panel_text(app)
+        assert "r to play the tutorial again" in panel_text(app)
         # Play it again: a new screen, the welcome again.
         await pilot.press("r")
         await wait_for(pilot, lambda: app.game_screen not in (None, first))
@@ -183,6 +183,23 @@ async def test_leave_the_tutorial_and_start_it_from_the_new_game_screen(tmp_path
         assert tutorial(app).panel.tip.key == "welcome"  # type: ignore[union-attr]
 
 
+async def test_enter_at_the_end_of_the_tutorial_leaves_it(tmp_path: Path) -> None:
+    """Enter on the last panel goes to the new-game screen (never a silent restart);
+    starting over is r alone."""
+    app = app_for(tmp_path, tutorial=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.game_screen, TutorialScreen))
+        first = tutorial(app)
+        await play_the_round(pilot, app)
+        assert first.state == "match_end"
+        text = " ".join(panel_text(app).split())
+        assert "Enter" in text and "r to play the tutorial again" in text
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        assert app.game_screen is None
+        assert not any(isinstance(s, TutorialScreen) for s in app.screen_stack)
+
+
 def test_play_tutorial_starts_the_guided_round(monkeypatch: pytest.MonkeyPatch) -> None:
     apps: list[KoiKoiApp] = []
     monkeypatch.setattr(KoiKoiApp, "run", lambda self, *a, **k: apps.append(self))
@@ -201,3 +218,42 @@ def test_play_tutorial_takes_no_match_options(
     err = capsys.readouterr().err
     assert err.startswith("koikoi: error: ") and "--tutorial plays the guided round" in err
     assert not apps
+
+
+def test_play_tutorial_keeps_the_statistics(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``koikoi play --tutorial`` then Esc: the new-game screen offers the statistics, as
+    after a plain ``koikoi play`` (the app was built without the history file)."""
+    apps: list[KoiKoiApp] = []
+    monkeypatch.setattr(KoiKoiApp, "run", lambda self, *a, **k: apps.append(self))
+    assert main(["play", "--tutorial"]) == 0
+    assert main(["play"]) == 0
+    tutorial_app, plain_app = apps
+    assert tutorial_app.history is not None
+    assert tutorial_app.history == plain_app.history
+
+
+async def test_leaving_the_tutorial_offers_the_statistics(tmp_path: Path) -> None:
+    """Esc out of the tutorial: the new-game screen has its Statistics button, and F2
+    opens the statistics."""
+    from koikoi.tui.stats import StatsScreen
+
+    app = app_for(tmp_path, tutorial=True, history=tmp_path / "history.jsonl")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.game_screen, TutorialScreen))
+        await wait_for(pilot, lambda: tutorial(app).state == "coach")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        assert app.screen.query_one("#stats", Button)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+
+
+async def test_no_statistics_key_without_a_history(tmp_path: Path) -> None:
+    """Without a history file the footer does not offer F2 (it would do nothing)."""
+    app = app_for(tmp_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        screen = app.screen
+        assert not screen.query("#stats")
+        offered = {key for key, b in screen.active_bindings.items() if b.binding.show}
+        assert "f1" in offered and "f2" not in offered

@@ -97,7 +97,13 @@ def run(args: argparse.Namespace) -> int:
                 "--tutorial plays the guided round, whose deal, rules and opponent are "
                 "fixed: it takes no --rules, --opponent, --rounds, --seed or --resume"
             )
-        app = KoiKoiApp(records=records, saves=saves_dir(), pace=args.pace, tutorial=True)
+        app = KoiKoiApp(
+            records=records,
+            saves=saves_dir(),
+            pace=args.pace,
+            tutorial=True,
+            history=history_path(),
+        )
     elif args.resume is not None:
         if direct:
             raise InvalidInputError(

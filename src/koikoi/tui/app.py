@@ -12,14 +12,17 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from koikoi.features.opponents import HINT_SPEC
+from koikoi.agents import make_agent
+from koikoi.features.opponents import HINT_SPEC, preload_agent
 from koikoi.game.errors import KoiKoiError
 from koikoi.game.rules import get_rules
 from koikoi.i18n import N_, t
@@ -31,11 +34,22 @@ from koikoi.tui.screens import DEFAULT_PACE, GameSettings, NewGameScreen
 from koikoi.tui.stats import StatsScreen
 from koikoi.tui.tutorial import TutorialScreen, new_tutorial_game
 
-__all__ = ["KoiKoiApp", "run_app"]
+__all__ = ["KoiKoiApp", "run_app", "warm_up_ai"]
 
 
 def _clock_stamp() -> str:
     return time.strftime("%Y%m%d-%H%M%S")
+
+
+def warm_up_ai(advisor: str) -> None:
+    """Load what the ``advisor`` agent spec needs before its first hint: with the
+    expert, the compiled kernel (compiled on its first use in a process: seconds, more
+    on a slow machine). The app runs it in a thread as it opens.
+
+    Raises:
+        InvalidInputError: ``advisor`` names no available agent.
+    """
+    preload_agent(make_agent(advisor))
 
 
 class KoiKoiApp(App[None]):
@@ -55,6 +69,10 @@ class KoiKoiApp(App[None]):
         advisor: the agent spec of hints and koi-koi advice, whatever the opponent
             (default :data:`~koikoi.features.opponents.HINT_SPEC`; tests pass a cheaper one).
         tutorial: start "Learn to play", the guided first round, at once.
+        warm_up: what the app runs in a thread as it opens, so that the first hint is
+            not slow (default: :func:`warm_up_ai` of ``advisor``); a hint asked before
+            it is done says "Preparing the AI… (first time only)" and waits for it
+            (tests pass one they finish when they choose).
     """
 
     TITLE = "Koi-Koi"
@@ -84,9 +102,14 @@ class KoiKoiApp(App[None]):
         advisor: str = HINT_SPEC,
         tutorial: bool = False,
         history: Path | None = None,
+        warm_up: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.history = history
+        self.warm_up = warm_up
+        self.ai_ready = threading.Event()
+        """Set when the warm-up is over (done or failed: a hint then loads what it needs
+        itself, and says what went wrong)."""
         self.advisor = advisor
         self.tutorial = tutorial
         self.settings = settings
@@ -100,6 +123,7 @@ class KoiKoiApp(App[None]):
 
     def on_mount(self) -> None:
         self._watch_terminal()
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
         if self.saved is not None:
             error = self.resume(self.saved, self.save_path)
             if error:
@@ -112,6 +136,16 @@ class KoiKoiApp(App[None]):
             self.start_tutorial()
         else:
             self.open_new_game()
+
+    def _warm_up(self) -> None:
+        """Run the warm-up (in a thread), then let the hints go."""
+        try:
+            if self.warm_up is not None:
+                self.warm_up()
+            else:
+                warm_up_ai(self.advisor)
+        finally:
+            self.ai_ready.set()
 
     # ---------------------------------------------------------------- screens
 
@@ -153,6 +187,7 @@ class KoiKoiApp(App[None]):
             stamp=self._stamp,
             on_done=self._after_game,
             history=self.history,
+            ai_ready=self.ai_ready,
         )
         self._show_game(screen)
 
@@ -175,7 +210,10 @@ class KoiKoiApp(App[None]):
         """Start "Learn to play": the guided first round (:mod:`koikoi.tui.tutorial`)."""
         pace = self.pace if self.pace is not None else DEFAULT_PACE
         screen = TutorialScreen(
-            new_tutorial_game(advisor=self.advisor), pace=pace, on_done=self._after_tutorial
+            new_tutorial_game(advisor=self.advisor),
+            pace=pace,
+            on_done=self._after_tutorial,
+            ai_ready=self.ai_ready,
         )
         self._show_game(screen)
 

@@ -563,6 +563,10 @@ class GameController:
         self._load("opponent")
         self._load("advisor")
 
+    def loaded(self, which: str) -> bool:
+        """Whether what the ``"opponent"`` or the ``"advisor"`` needs is loaded."""
+        return which in self._loaded
+
     def _load(self, which: str) -> None:
         if which in self._loaded:
             return

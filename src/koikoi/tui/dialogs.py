@@ -37,11 +37,13 @@ __all__ = [
     "KoiKoiDialog",
     "KoiKoiFacts",
     "MessageDialog",
+    "PreparingDialog",
     "QuitDialog",
     "advice_lines",
     "bonus_note",
     "match_after_stop",
     "points",
+    "preparing_text",
 ]
 
 DIALOG_CSS = """
@@ -323,12 +325,19 @@ class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
     ]
 
     def __init__(
-        self, facts: KoiKoiFacts, advise: Callable[[], dict[int, ActionValue]] | None = None
+        self,
+        facts: KoiKoiFacts,
+        advise: Callable[[], dict[int, ActionValue]] | None = None,
+        *,
+        preparing: Callable[[], bool] | None = None,
     ) -> None:
         super().__init__(classes=OVER_TABLE_CLASS)
         localize_bindings(self)
         self.facts = facts
         self.advise = advise
+        self.preparing = preparing
+        """Whether the AI is still being prepared (its first use in this process: the
+        advice then takes longer, and says so)."""
         self.advice: list[str] | None = None
 
     def body_text(self) -> Text:
@@ -411,7 +420,10 @@ class KoiKoiDialog(FitsOverTable, ModalScreen[int]):
             self.advice = [t("No advice in this game.")]
             advice.update(self.advice[0])
             return
-        advice.update(t("The expert is thinking…"))
+        if self.preparing is not None and self.preparing():
+            advice.update(preparing_text())
+        else:
+            advice.update(t("The expert is thinking…"))
         self.run_worker(self._advise(), exclusive=True, group="advice")
 
     async def _advise(self) -> None:
@@ -544,15 +556,84 @@ class MessageDialog(ModalScreen[None]):
         self.dismiss(None)
 
 
+def preparing_text() -> str:
+    """What a player who asks the AI before it is ready is told."""
+    return t("Preparing the AI… (first time only)")
+
+
+class PreparingDialog(FitsOverTable, ModalScreen[None]):
+    """Said while a hint waits for the AI to be ready (the compiled kernel loads the
+    first time it is used in a process: seconds): over the lower table, the field and
+    the hand in view. ``Esc`` gives up the hint; :meth:`thinking` says the AI is at work.
+    """
+
+    FIT_BOX = "#preparing-box"
+    FIT_LEAST = 3
+
+    DEFAULT_CSS = (
+        DIALOG_CSS
+        + """
+    PreparingDialog { align: center bottom; }
+    PreparingDialog #preparing-box {
+        border-title-color: $accent;
+        border-title-style: bold;
+        border-title-align: center;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: right;
+    }
+    """
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", N_("Cancel")),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes=OVER_TABLE_CLASS)
+        localize_bindings(self)
+        self.cancelled = False
+        """Whether the player gave up waiting."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="over-table-box", id="preparing-box") as box:
+            box.border_title = t("Hint")
+            box.border_subtitle = t("Esc: cancel")
+            yield Static(preparing_text(), id="preparing-text")
+        yield TooSmall()
+
+    def thinking(self) -> None:
+        """The AI is ready and thinking about the position."""
+        self.query_one("#preparing-text", Static).update(t("The expert is thinking…"))
+
+    def action_cancel(self) -> None:
+        self.cancelled = True
+        self.dismiss(None)
+
+
 class HintDialog(FitsOverTable, MessageDialog):
     """The expert's value of each legal play, best first (whatever the opponent), over
-    the lower table: the field and the hand stay in view."""
+    the lower table: the field and the hand stay in view.
+
+    Compact, to show as many moves as the rows below the hand allow (at 80x24 five):
+    the title in the border, what the numbers mean in one line, then the moves in a
+    list that has the focus, so ``↑`` ``↓`` (``PgUp`` ``PgDn``) bring the others into
+    view; the border says so when some are out of view. ``Enter`` or ``Esc`` closes.
+    """
 
     FIT_BOX = "#hint-box"
 
     DEFAULT_CSS = """
     HintDialog { align: center bottom; }
-    HintDialog #message-body { height: auto; max-height: 100%; }
+    HintDialog #hint-box {
+        border-title-color: $accent;
+        border-title-style: bold;
+        border-title-align: center;
+        border-subtitle-color: $text-muted;
+        border-subtitle-align: right;
+    }
+    HintDialog #hint-head { height: 1; color: $text-muted; text-overflow: ellipsis; }
+    HintDialog #message-body { height: auto; max-height: 100%; scrollbar-size-vertical: 1; }
+    HintDialog #message-text { width: 1fr; }
     """
 
     def __init__(
@@ -564,29 +645,37 @@ class HintDialog(FitsOverTable, MessageDialog):
     ) -> None:
         lines = advice_lines(values, legal, field=field)
         match = any(v.equity is not None for v in values.values())
-        head = (
-            t(
-                "The expert's values, best first: your expected net points this round "
-                "and chance to win the match."
-            )
+        self.head = (
+            t("Best first: your expected net points this round · chance to win the match")
             if match
-            else t("The expert's values, best first: your expected net points this round.")
+            else t("Best first: your expected net points this round")
         )
-        super().__init__(t("Hint"), "\n".join([head, *lines]))
+        super().__init__(t("Hint"), "\n".join(lines))
         self.add_class(OVER_TABLE_CLASS)
         self.values = values
+        self.moves = len(lines)
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="over-table-box", id="hint-box"):
-            yield Static(self.title_text, classes="dialog-title")
+        with Vertical(classes="over-table-box", id="hint-box") as box:
+            box.border_title = self.title_text
+            yield Static(self.head, id="hint-head")
             with VerticalScroll(id="message-body"):
-                yield Static(self.body, id="message-text")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button(t("OK (Enter)"), id="ok", variant="primary", compact=True)
+                yield Static(
+                    Text(self.body) if isinstance(self.body, str) else self.body, id="message-text"
+                )
         yield TooSmall()
 
+    def on_mount(self) -> None:
+        self.query_one("#message-body").focus()
+
     def fitted(self, rows: int) -> None:
-        self.query_one("#message-body").styles.max_height = max(2, rows - 5)
+        body = self.query_one("#message-body")
+        room = max(1, rows - 3)  # the two border lines, the head
+        body.styles.max_height = room
+        keys = t("Enter: close")
+        if self.moves > room:
+            keys = t("↑↓ more moves · {keys}", keys=keys)
+        self.query_one("#hint-box").border_subtitle = keys
 
 
 def card_options(action_ids: Sequence[int], cards: Sequence[int]) -> list[ChoiceOption]:

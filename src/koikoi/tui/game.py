@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -26,8 +27,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
+from koikoi.agents.base import ActionValue
 from koikoi.features.progress import yaku_progress
 from koikoi.game.actions import DISCARD_BASE, PLAY_TARGET_BASE, TAKE_BASE
 from koikoi.game.cards import MONTH_MASKS, MONTH_NAMES, MONTH_NAMES_JA, card_list
@@ -52,6 +54,7 @@ from koikoi.tui.dialogs import (
     HintDialog,
     KoiKoiDialog,
     KoiKoiFacts,
+    PreparingDialog,
 )
 from koikoi.tui.history import append_match
 from koikoi.tui.progress import progress_line
@@ -62,7 +65,7 @@ from koikoi.tui.screens import (
     RoundEndScreen,
     piles_and_progress,
 )
-from koikoi.tui.widgets import CardRow, Marker, TooSmall, localize_bindings
+from koikoi.tui.widgets import CardRow, GameLog, Marker, TooSmall, localize_bindings
 
 __all__ = ["GameScreen"]
 
@@ -189,10 +192,14 @@ class GameScreen(Screen[None]):
         stamp: Callable[[], str] | None = None,
         on_done: Callable[[str], None] | None = None,
         history: Path | None = None,
+        ai_ready: threading.Event | None = None,
     ) -> None:
         super().__init__()
         localize_bindings(self)
         self.game = game
+        self.ai_ready = ai_ready
+        """Set when the app's warm-up of the AI (the compiled kernel) is done (None: no
+        warm-up to wait for)."""
         self.pace = pace
         self.records = records
         self.history = history
@@ -210,9 +217,6 @@ class GameScreen(Screen[None]):
         self.record_path: Path | None = None
         self.turn_lines: list[str] = []
         self._table = game.table()
-        self.log_lines: list[str] = []
-        """The log's lines as written (wrapped again when the width changes)."""
-        self._log_width = 0
         self._play_future: asyncio.Future[int] | None = None
         self._skip = asyncio.Event()
         self._busy = False
@@ -232,9 +236,7 @@ class GameScreen(Screen[None]):
                 yield CardRow(id="hand", empty=t("(your hand is empty)"))
                 yield Static("", id="my-pile", classes="line compact")
                 yield Static("", id="my-progress", classes="line compact")
-                log = RichLog(id="log", wrap=True, markup=False, max_lines=LOG_LINES, min_width=20)
-                log.can_focus = False
-                yield log
+                yield GameLog(id="log", max_lines=LOG_LINES)
             with VerticalScroll(id="side", can_focus=False):
                 yield Static("", id="side-text")
         yield Footer()
@@ -396,27 +398,14 @@ class GameScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.redraw(self._table)
-        self._rewrap_log()
+
+    @property
+    def log_lines(self) -> list[str]:
+        """The log's lines as written (the log wraps them again when its width changes)."""
+        return self.query_one("#log", GameLog).source
 
     def _log(self, line: str) -> None:
-        self.log_lines.append(line)
-        del self.log_lines[:-LOG_LINES]
-        self.query_one("#log", RichLog).write(line)
-
-    def _rewrap_log(self) -> None:
-        """Write the log again at a new width: RichLog wraps a line once, when written,
-        so a narrower terminal would cut the old lines mid-word."""
-        log = self.query_one("#log", RichLog)
-        width = log.scrollable_content_region.width
-        if width == self._log_width or not width:
-            return
-        first = self._log_width == 0
-        self._log_width = width
-        if first:
-            return
-        log.clear()
-        for line in self.log_lines:
-            log.write(line)
+        self.query_one("#log", GameLog).add(line)
 
     def _matches(self, card: int, table: Table) -> int:
         if self.game.rules.play.wild_lightning and card == LIGHTNING:
@@ -541,8 +530,9 @@ class GameScreen(Screen[None]):
     async def _decide(self) -> int:
         self.state = "decide"
         self.redraw()
-        game = self.game
-        dialog = KoiKoiDialog(self.koikoi_facts(), game.advice)
+        dialog = KoiKoiDialog(
+            self.koikoi_facts(), self.advice_when_ready, preparing=lambda: not self.ai_is_ready()
+        )
         choice: int = await self.app.push_screen_wait(dialog)
         return choice
 
@@ -602,9 +592,7 @@ class GameScreen(Screen[None]):
             try:
                 stamp = self.stamp() if self.stamp is not None else ""
                 self.record_path = game.save_record(self.records, stamp=stamp)
-                record = t(
-                    "Record saved: {path}  (koikoi replay FILE --tui)", path=self.record_path
-                )
+                record = t("Record saved (koikoi replay FILE --tui):")
             except (KoiKoiError, OSError) as exc:
                 record = t("The record could not be saved: {error}", error=exc)
         else:
@@ -625,7 +613,9 @@ class GameScreen(Screen[None]):
         line = narrate(game.match.events[-1], game.names) if game.match.events else None
         if line:
             self.say(line, turn=False)
-        choice = await self.app.push_screen_wait(MatchEndScreen(game, record))
+        choice = await self.app.push_screen_wait(
+            MatchEndScreen(game, record, path=self.record_path)
+        )
         self.state = "done"
         if self.on_done is not None:
             self.on_done(choice)
@@ -761,14 +751,44 @@ class GameScreen(Screen[None]):
             return
         self._hint()
 
+    def ai_is_ready(self) -> bool:
+        """Whether the advisor is ready: the app's warm-up (the compiled kernel) and this
+        match's own loading are done, so a hint takes only its search."""
+        warm = self.ai_ready is None or self.ai_ready.is_set()
+        return warm and self.game.loaded("advisor")
+
+    def advice_when_ready(self) -> dict[int, ActionValue]:
+        """The advisor's values (:meth:`GameController.advice`) once the warm-up is
+        done; blocks: run it in a thread."""
+        if self.ai_ready is not None:
+            self.ai_ready.wait()
+        return self.game.advice()
+
     @work(exclusive=True, group="hint")
     async def _hint(self) -> None:
-        self.notify(t("The expert is thinking about your hand…"), timeout=2)
         view = self.game.view()
+        preparing: PreparingDialog | None = None
+        if self.ai_is_ready():
+            self.notify(t("The expert is thinking about your hand…"), timeout=2)
+        else:
+            # The first time in this process: say so rather than freeze for seconds.
+            preparing = PreparingDialog()
+            self.app.push_screen(preparing)
+            if self.ai_ready is not None:
+                await asyncio.to_thread(self.ai_ready.wait)
+            if preparing.cancelled:
+                return
+            preparing.thinking()
         try:
             values = await asyncio.to_thread(self.game.advice)
         except KoiKoiError as exc:
             self.notify(t("No hint: {error}", error=exc), severity="error", timeout=6)
+            values = None
+        if preparing is not None:
+            if preparing.cancelled:
+                return
+            preparing.dismiss(None)
+        if values is None:
             return
         if self.state != "play" or self.game.view() != view:
             return  # played meanwhile: the hint is about a position that is gone

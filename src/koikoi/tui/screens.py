@@ -44,6 +44,7 @@ __all__ = [
     "RoundEndScreen",
     "agent_available",
     "build_rules",
+    "fold_path",
     "help_text",
     "round_table",
     "rules_summary",
@@ -537,6 +538,12 @@ class NewGameScreen(Screen[None]):
             rules = get_rules("nintendo")
         self.app.push_screen(HelpScreen(rules))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """F2 is offered only when there are statistics to open (the app keeps a history)."""
+        if action == "stats":
+            return self.on_stats is not None
+        return True
+
     def action_stats(self) -> None:
         """Open the statistics of finished matches (when the app keeps a history)."""
         if self.on_stats is not None:
@@ -803,6 +810,7 @@ class MatchEndScreen(Screen[str]):
     #me-scroll { height: 1fr; }
     #me-table { width: 1fr; content-align: center top; }
     #me-record { color: $text-muted; height: auto; }
+    #me-path { color: $text-muted; height: auto; }
     #me-buttons { height: 3; align-horizontal: center; }
     #me-buttons Button { margin: 0 1; }
     """
@@ -813,11 +821,13 @@ class MatchEndScreen(Screen[str]):
         Binding("escape", "choose('quit')", show=False),
     ]
 
-    def __init__(self, game: GameController, record: str) -> None:
+    def __init__(self, game: GameController, record: str, *, path: Path | None = None) -> None:
         super().__init__()
         localize_bindings(self)
         self.game = game
         self.record = record
+        self.path = path
+        """The record's file, shown on its own line(s) under ``record`` (None: none)."""
 
     def title_line(self) -> str:
         match = self.game.match
@@ -834,11 +844,25 @@ class MatchEndScreen(Screen[str]):
         with VerticalScroll(id="me-scroll"):
             yield Static(round_table(self.game.results, (t("You"), t("AI"))), id="me-table")
         yield Static(self.record, id="me-record")
+        if self.path is not None:
+            yield Static("", id="me-path")
         with Horizontal(id="me-buttons"):
             yield Button(t("New game (n)"), id="new", variant="primary")
             yield Button(t("Quit (q)"), id="quit", variant="error")
         yield Footer()
         yield TooSmall()
+
+    def on_mount(self) -> None:
+        self._show_path()
+
+    def on_resize(self) -> None:
+        self._show_path()
+
+    def _show_path(self) -> None:
+        """The record's file folded to the screen's width, never mid-word."""
+        if self.path is not None:
+            width = max(20, self.size.width or self.app.size.width)
+            self.query_one("#me-path", Static).update(Text(fold_path(self.path, width)))
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
@@ -846,6 +870,40 @@ class MatchEndScreen(Screen[str]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id or "quit")
+
+
+def fold_path(path: Path | str, width: int, *, home: Path | None = None) -> str:
+    """``path`` as shown in ``width`` cells: the home directory as ``~``, then folded
+    onto more lines only just after a separator (a single name longer than the width
+    is the only thing ever cut).
+
+    Args:
+        path: the file.
+        width: the cells of a line.
+        home: the home directory (default: the user's).
+
+    >>> fold_path("/home/ann/.local/share/koikoi/records/r.json", 60, home=Path("/home/ann"))
+    '~/.local/share/koikoi/records/r.json'
+    >>> print(fold_path("/srv/koikoi/records/koikoi-1-seed4.json", 20, home=Path("/home/ann")))
+    /srv/koikoi/records/
+    koikoi-1-seed4.json
+    """
+    text = str(path)
+    base = str(home if home is not None else Path.home())
+    if base not in ("", "/") and (text == base or text.startswith(base.rstrip("/") + "/")):
+        text = "~" + text[len(base.rstrip("/")) :]
+    width = max(1, width)
+    parts = [part + "/" for part in text.split("/")]
+    parts[-1] = parts[-1][:-1]
+    lines: list[str] = []
+    line = ""
+    for part in parts:
+        if line and cell_len(line + part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    lines.append(line)
+    return "\n".join(lines)
 
 
 def month_title(month: int) -> str:

@@ -7,12 +7,14 @@ log. What the coach says comes from :func:`koikoi.features.tutorial.coach` on yo
 view: each explanation at its moment (Enter for the next one; the game waits
 meanwhile), then what to do now, with the coach's pick selected in your hand
 and the cards it points at marked on the field and named in the panel. Esc
-leaves the tutorial for the new-game screen; r starts it again.
+leaves the tutorial for the new-game screen; r starts it again. On the last panel
+Enter also goes to the new-game screen: only r starts over, never Enter.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
@@ -95,11 +97,15 @@ class CoachPanel(Static):
         if finished:
             text.append("\n")
             text.append(
-                t("Press r to play the tutorial again, or Esc to start a real game."), "bold"
+                t(
+                    "Press Enter (or Esc) for the new-game screen and a real game, "
+                    "or r to play the tutorial again."
+                ),
+                "bold",
             )
         self.update(text)
         if finished:
-            self.border_subtitle = ""
+            self.border_subtitle = t("Enter: new game · r: play it again")
         elif waiting:
             self.border_subtitle = t("Enter: next · Esc: leave · r: start over")
         else:
@@ -114,6 +120,8 @@ class TutorialScreen(GameScreen):
         pace: seconds per step of the opponent's turn.
         on_done: gets ``"again"`` (play it again), ``"new"`` (the new-game screen)
             or ``"quit"``.
+        ai_ready: set when the app's warm-up of the AI is done (see
+            :class:`~koikoi.tui.game.GameScreen`).
     """
 
     DEFAULT_CSS = """
@@ -133,8 +141,11 @@ class TutorialScreen(GameScreen):
         *,
         pace: float = 0.8,
         on_done: Callable[[str], None] | None = None,
+        ai_ready: threading.Event | None = None,
     ) -> None:
-        super().__init__(game, pace=pace, records=None, saves=None, on_done=on_done)
+        super().__init__(
+            game, pace=pace, records=None, saves=None, on_done=on_done, ai_ready=ai_ready
+        )
         self.seen: set[str] = set()
         """The keys of the explanations already shown."""
         self.prompt: Tip | None = None
@@ -186,7 +197,8 @@ class TutorialScreen(GameScreen):
         if self.state == "coach":
             self.action_next()
         elif self._choice is not None:
-            self._finish_with("again")
+            # The last panel: Enter leaves for the new-game screen; only r starts over.
+            self._finish_with("new")
         else:
             super().action_play_selected()
 

@@ -16,7 +16,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import RichLog, Static
 
 from koikoi.i18n import t, td
 from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, TALL_CHIP_HEIGHT, chip_text
@@ -24,6 +24,7 @@ from koikoi.tui.cardtext import CHIP_HEIGHT, CHIP_WIDTH, TALL_CHIP_HEIGHT, chip_
 __all__ = [
     "OVER_TABLE_CLASS",
     "CardRow",
+    "GameLog",
     "Marker",
     "TooSmall",
     "fit_over_table",
@@ -201,6 +202,43 @@ class CardRow(Widget):
         if card is not None:
             event.stop()
             self.post_message(self.CardClicked(self, card))
+
+
+class GameLog(RichLog):
+    """The log of the match: plain lines, each wrapped at spaces to the log's width.
+
+    A :class:`~textual.widgets.RichLog` wraps a line once, when it is written; this log
+    keeps its lines (the last ``max_lines``) and writes them again whenever its own
+    width changes (the terminal resized, the side panel shown or hidden), so no line
+    is ever cut mid-word.
+    """
+
+    def __init__(self, *, max_lines: int, id: str | None = None) -> None:
+        super().__init__(id=id, wrap=True, markup=False, max_lines=max_lines, min_width=20)
+        self.can_focus = False
+        self.source: list[str] = []
+        """The lines as written (the last ``max_lines``)."""
+        self._wrapped_at = 0
+
+    def add(self, line: str) -> None:
+        """Add a line at the bottom."""
+        self.source.append(line)
+        if self.max_lines is not None:
+            del self.source[: -self.max_lines]
+        self.write(line)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Wrap every line again at the new width (deferred writes are not wrapped yet)."""
+        width = self.scrollable_content_region.width
+        if not width or width == self._wrapped_at:
+            return
+        first = self._wrapped_at == 0
+        self._wrapped_at = width
+        if first and not self.lines:
+            return  # nothing written at another width yet
+        self.clear()
+        for line in self.source:
+            self.write(line)
 
 
 class TooSmall(Static):
