@@ -14,9 +14,9 @@ from koikoi.server.protocol import encode, error_message
 __all__ = [
     "CROWDED_PER_ADDRESS",
     "CROWDED_SHARE",
+    "ERROR_SCOPE_KEY",
     "BucketsByKey",
     "ConnectionBudget",
-    "ERROR_SCOPE_KEY",
     "RequestBodyLimits",
     "TokenBucket",
     "default_connection_budget",
@@ -134,8 +134,7 @@ class ConnectionBudget:
     def __init__(self, total: int, http_per_address: int) -> None:
         if total < 1 or http_per_address < 1:
             raise ValueError(
-                f"total and http_per_address must be at least 1, not {total} and "
-                f"{http_per_address}"
+                f"total and http_per_address must be at least 1, not {total} and {http_per_address}"
             )
         self.total = total
         self.http_per_address = http_per_address
