@@ -324,3 +324,17 @@ def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "not reached in time"
         time.sleep(0.02)
+
+
+def test_http_limits_come_from_the_environment() -> None:
+    env = {
+        "KOIKOI_HEADER_TIMEOUT": "4",
+        "KOIKOI_BODY_TIMEOUT": "20",
+        "KOIKOI_MAX_HTTP_CONNECTIONS_PER_ADDRESS": "8",
+        "KOIKOI_CONNECTION_BUDGET": "100",
+    }
+    config = ServerConfig.from_env(env)
+    assert (config.header_timeout, config.body_timeout) == (4.0, 20.0)
+    assert (config.max_http_connections_per_address, config.connection_budget) == (8, 100)
+    with pytest.raises(ValueError, match="KOIKOI_CONNECTION_BUDGET must be a positive int"):
+        ServerConfig.from_env({"KOIKOI_CONNECTION_BUDGET": "-3"})

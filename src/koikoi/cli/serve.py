@@ -39,7 +39,20 @@ def _default_ai_workers() -> int:
     return max(1, cores - 1)
 
 
-_LIMITS: tuple[tuple[str, type[int] | type[float], float | str, str], ...] = (
+def _default_connection_budget() -> int:
+    """The server's default (``koikoi.server.limits.default_connection_budget``, not
+    imported here): three quarters of the open-file limit, at least 16."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Unix
+        return 768
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft > 1_000_000:
+        soft = 1_000_000
+    return max(16, soft * 3 // 4)
+
+
+_LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
     ("--max-connections", int, 10_000, "open WebSocket connections in all"),
     ("--max-connections-per-address", int, 64, "open connections from one address"),
     ("--max-unauthenticated-per-address", int, 16, "connections from one address before hello"),
@@ -66,8 +79,9 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float | str, str], ...] = (
     (
         "--connection-budget",
         int,
-        "3/4 of the open-file limit",
-        "client connections (HTTP and WebSocket) kept open in all",
+        _default_connection_budget(),
+        "client connections (HTTP and WebSocket) kept open in all (three quarters of "
+        "the open-file limit, ulimit -n)",
     ),
     ("--message-rate", float, 10.0, "WebSocket messages per second on one connection"),
     ("--message-burst", float, 30.0, "WebSocket messages one connection may send at once"),
@@ -129,7 +143,7 @@ def register(subparsers: Any) -> None:
             type=kind,
             default=None,
             metavar="S" if kind is float else "N",
-            help=f"{text} (default {default if isinstance(default, str) else f'{default:g}'})",
+            help=f"{text} (default {default:g})",
         )
     parser.add_argument(
         "--ws-deflate",
