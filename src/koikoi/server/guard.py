@@ -59,6 +59,7 @@ __all__ = [
     "GuardedWebSocketProtocol",
     "install",
     "installed",
+    "uninstall",
 ]
 
 log = logging.getLogger(LOGGER_NAME)
