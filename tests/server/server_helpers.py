@@ -256,10 +256,13 @@ class SubprocessServer:
         port: int | None = None,
         tmp: Path | None = None,
         args: tuple[str, ...] = (),
+        nofile: int | None = None,
     ) -> None:
         self.database_url = database_url
         self.args = args
         """More ``koikoi serve`` options."""
+        self.nofile = nofile
+        """The server's limit of open files (``ulimit -n``), if not the test's own."""
         self.port = port or free_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log_path = (tmp or Path("/tmp")) / f"server-{self.port}.log"
@@ -295,6 +298,7 @@ class SubprocessServer:
             stderr=subprocess.STDOUT,
             env=env,
             cwd=str(ROOT),
+            preexec_fn=None if self.nofile is None else self._limit_files,
         )
         log.close()
         deadline = time.monotonic() + timeout
@@ -308,6 +312,13 @@ class SubprocessServer:
                 pass
             time.sleep(0.1)
         raise TimeoutError("server did not start")
+
+    def _limit_files(self) -> None:
+        """In the child, before ``koikoi serve`` starts: ``ulimit -n NOFILE``."""
+        import resource
+
+        assert self.nofile is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
 
     def kill(self) -> None:
         """SIGKILL: no graceful shutdown at all."""

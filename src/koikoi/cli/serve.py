@@ -20,6 +20,9 @@ __all__ = ["ServeError", "browser_line", "check_address", "register", "run", "wo
 
 CONFIG_ENV: Final = "KOIKOI_SERVE_CONFIG"
 """How ``--workers`` hands the server settings (JSON) to its worker processes."""
+KEEP_ALIVE_SECONDS: Final = 5
+"""uvicorn's ``timeout_keep_alive``: an idle connection between two requests is closed
+after this long (uvicorn's default, said here)."""
 
 
 class ServeError(KoiKoiError):
@@ -34,6 +37,19 @@ def _default_ai_workers() -> int:
     except AttributeError:  # pragma: no cover - not on Linux
         cores = os.cpu_count() or 2
     return max(1, cores - 1)
+
+
+def _default_connection_budget() -> int:
+    """The server's default (``koikoi.server.limits.default_connection_budget``, not
+    imported here): three quarters of the open-file limit, at least 16."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Unix
+        return 768
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft > 1_000_000:
+        soft = 1_000_000
+    return max(16, soft * 3 // 4)
 
 
 _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
@@ -52,6 +68,21 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
     ("--ai-timeout", float, 30.0, "seconds one AI move may take before it fails"),
     ("--http-rate", float, 2.0, "game creations and joins per second from one address"),
     ("--http-burst", float, 60.0, "game creations and joins one address may make at once"),
+    ("--header-timeout", float, 10.0, "seconds a client has to send a request's headers"),
+    ("--body-timeout", float, 30.0, "seconds a request's body may take to arrive"),
+    (
+        "--max-http-connections-per-address",
+        int,
+        32,
+        "open HTTP connections (not WebSockets) from one address",
+    ),
+    (
+        "--connection-budget",
+        int,
+        _default_connection_budget(),
+        "client connections (HTTP and WebSocket) kept open in all (three quarters of "
+        "the open-file limit, ulimit -n)",
+    ),
     ("--message-rate", float, 10.0, "WebSocket messages per second on one connection"),
     ("--message-burst", float, 30.0, "WebSocket messages one connection may send at once"),
     (
@@ -149,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from koikoi.server import guard
         from koikoi.server.app import create_app
         from koikoi.server.logs import configure_logging
         from koikoi.server.storage import default_database_url
@@ -184,8 +216,13 @@ def run(args: argparse.Namespace) -> int:
         "timeout_graceful_shutdown": 10,
         "proxy_headers": False,
         "server_header": False,
+        # Connection limits below the app (koikoi.server.guard; docs/deploy.md).
+        "http": guard.GuardedHTTPProtocol,
+        "ws": guard.GuardedWebSocketProtocol,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }
     if args.workers == 1:
+        guard.install(config)
         uvicorn.run(create_app(url, config=config, settle_gc=True), **options)
         return 0
     # uvicorn binds the port once and hands the socket to N worker processes
@@ -241,12 +278,14 @@ def _prepare_database(url: str) -> None:
 def worker_app() -> Any:
     """The app of one ``--workers`` process, from the settings its parent left in the
     environment (``KOIKOI_DATABASE_URL``, ``KOIKOI_SERVE_CONFIG``, ``KOIKOI_LOG_LEVEL``)."""
+    from koikoi.server import guard
     from koikoi.server.app import create_app
     from koikoi.server.config import ServerConfig
     from koikoi.server.logs import configure_logging
 
     configure_logging(os.environ.get("KOIKOI_LOG_LEVEL", "info"))
     config = ServerConfig(**json.loads(os.environ.get(CONFIG_ENV, "{}")))
+    guard.install(config)
     return create_app(os.environ["KOIKOI_DATABASE_URL"], config=config, settle_gc=True)
 
 

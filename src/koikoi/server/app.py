@@ -64,6 +64,7 @@ from koikoi.server.config import ServerConfig
 from koikoi.server.connections import CLOSE, Connection, ConnectionRefused
 from koikoi.server.hub import Hub
 from koikoi.server.invites import invite_link, invite_qr_svg
+from koikoi.server.limits import ERROR_SCOPE_KEY, RequestBodyLimits
 from koikoi.server.logs import LOGGER_NAME, fault_fields, log_event
 from koikoi.server.players import (
     PlayerService,
@@ -134,7 +135,7 @@ _HTTP_CODES: Final[dict[int, str]] = {
     429: "rate_limited",
 }
 """Error codes of Starlette's own HTTP errors (unknown paths, methods, big bodies)."""
-_ERROR_SCOPE_KEY: Final = "koikoi.error"
+_ERROR_SCOPE_KEY: Final = ERROR_SCOPE_KEY
 """Where an endpoint leaves the code of its error response for the request log."""
 FAULT_MESSAGE: Final = "the server met an unexpected fault; nothing was changed; try again"
 
@@ -901,11 +902,12 @@ def create_app(
             only this app: ``koikoi serve``).
     """
     url = database_url or default_database_url()
+    settings = config if config is not None else ServerConfig.from_env()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = storage if storage is not None else Storage(url)
-        hub = Hub(store, config if config is not None else ServerConfig.from_env())
+        hub = Hub(store, settings)
         app.state.hub = hub
         app.state.players = PlayerService(store, hub)
         await hub.start()
@@ -940,10 +942,15 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(SecurityAndLogMiddleware)],
+        middleware=[
+            Middleware(SecurityAndLogMiddleware),
+            # Inside: its 413 and 408 answers get the headers and a request log line.
+            Middleware(
+                RequestBodyLimits, max_bytes=MAX_RECORD_BYTES, timeout=settings.body_timeout
+            ),
+        ],
         exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
-        max_body_size=MAX_RECORD_BYTES,
     )
     app.state.database_url = url
     return app

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from koikoi.features.opponents import HINT_SPEC
 from koikoi.server.aipool import default_workers
+from koikoi.server.limits import default_connection_budget
 
 __all__ = ["ENV_FIELDS", "ServerConfig"]
 
@@ -65,6 +66,21 @@ class ServerConfig:
     get an error (reconnecting retries the move)."""
     ai_in_process: bool = False
     """Make the AI decisions in threads of the server process instead (tests)."""
+    header_timeout: float = 10.0
+    """Seconds a client has to send a request's line and headers, from when its
+    connection opened or its previous response was sent; then the connection is closed
+    (``koikoi serve`` only: the HTTP layer is uvicorn's)."""
+    body_timeout: float = 30.0
+    """Seconds a request's body may take to arrive in full; then the answer is a
+    ``timeout`` error (408) and the connection is closed."""
+    max_http_connections_per_address: int = 32
+    """Open HTTP connections (not WebSockets) from one client address; more are refused
+    at once (``koikoi serve`` only)."""
+    connection_budget: int = default_connection_budget()
+    """Client connections (HTTP and WebSocket) the process keeps open in all; default:
+    three quarters of its limit of open files (``RLIMIT_NOFILE``). From three quarters
+    of it in use, an address that holds 8 connections gets no more, so that new
+    addresses still find room (``koikoi serve`` only)."""
     lease_seconds: float = 5.0
     """On PostgreSQL: how long a game's lease lasts without renewal, that is how long
     its games wait after a server process died before another takes them over
@@ -113,6 +129,10 @@ ENV_FIELDS: Final = (
     "ai_workers",
     "ai_timeout",
     "lease_seconds",
+    "header_timeout",
+    "body_timeout",
+    "max_http_connections_per_address",
+    "connection_budget",
     "http_rate",
     "http_burst",
     "message_rate",

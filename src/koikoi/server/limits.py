@@ -1,11 +1,26 @@
-"""Rate limits: a token bucket, and one bucket per key (a client address)."""
+"""Rate and connection limits: a token bucket, one bucket per key (a client address),
+the budget of open client connections (:class:`ConnectionBudget`), and the size and
+time limits of request bodies (:class:`RequestBodyLimits`, ASGI middleware)."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import time
+from typing import Any, Final
 
-__all__ = ["BucketsByKey", "TokenBucket"]
+from koikoi.server.protocol import encode, error_message
+
+__all__ = [
+    "CROWDED_PER_ADDRESS",
+    "CROWDED_SHARE",
+    "ERROR_SCOPE_KEY",
+    "BucketsByKey",
+    "ConnectionBudget",
+    "RequestBodyLimits",
+    "TokenBucket",
+    "default_connection_budget",
+]
 
 
 class TokenBucket:
@@ -55,3 +70,247 @@ class BucketsByKey:
         else:
             self._buckets.move_to_end(key)
         return bucket.take()
+
+
+CROWDED_SHARE: Final = 0.75
+"""Share of :attr:`ConnectionBudget.total` in use from which the server is crowded."""
+CROWDED_PER_ADDRESS: Final = 8
+"""While the server is crowded, an address with this many open connections gets no
+more: the rest of the budget is kept for addresses with fewer (a browser tab needs
+one WebSocket and a few HTTP connections)."""
+
+
+def default_connection_budget() -> int:
+    """Client connections one server process admits by default: three quarters of its
+    limit of open files (``RLIMIT_NOFILE``, at most 1,000,000), the rest kept for its
+    database, AI workers, static files and logs; at least 16.
+
+    >>> default_connection_budget() >= 16
+    True
+    """
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Unix
+        return 768
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft > 1_000_000:
+        soft = 1_000_000
+    return max(16, soft * 3 // 4)
+
+
+class ConnectionBudget:
+    """Open client connections by address: HTTP ones (still reading requests) and
+    upgraded ones (WebSockets), and whether one more may open.
+
+    A new connection is refused when the budget (``total``) is spent, when its address
+    already has ``http_per_address`` HTTP connections open, or when the server is
+    crowded (:data:`CROWDED_SHARE` of the budget in use) and its address already has
+    :data:`CROWDED_PER_ADDRESS` connections of any kind: one address cannot take the
+    room kept for new ones.
+
+    >>> budget = ConnectionBudget(total=8, http_per_address=2)
+    >>> [budget.admit("a"), budget.admit("a"), budget.admit("a")]
+    [None, None, 'http_per_address']
+    >>> budget.upgrade("a")  # a WebSocket now: the address may open one more HTTP one
+    >>> budget.admit("a"), budget.open, budget.http_of("a"), budget.of("a")
+    (None, 3, 2, 3)
+    >>> budget.release("a", upgraded=True)
+    >>> budget.open, budget.of("a")
+    (2, 2)
+
+    Args:
+        total: connections admitted in all (the descriptor budget).
+        http_per_address: HTTP connections (not upgraded) one address may hold.
+    """
+
+    REASONS: Final = {
+        "full": "the server has no room for more connections; try again later",
+        "http_per_address": "too many HTTP connections from this address",
+        "crowded": "the server is busy and this address holds many connections; "
+        "close some or try again later",
+    }
+    """Why a connection is refused, by the reason :meth:`admit` returns."""
+
+    def __init__(self, total: int, http_per_address: int) -> None:
+        if total < 1 or http_per_address < 1:
+            raise ValueError(
+                f"total and http_per_address must be at least 1, not {total} and {http_per_address}"
+            )
+        self.total = total
+        self.http_per_address = http_per_address
+        self.open = 0
+        """Connections open now (HTTP and upgraded)."""
+        self._all: collections.Counter[str] = collections.Counter()
+        self._http: collections.Counter[str] = collections.Counter()
+
+    def of(self, address: str) -> int:
+        """Open connections of ``address`` (HTTP and upgraded)."""
+        return self._all[address]
+
+    def http_of(self, address: str) -> int:
+        """Open HTTP (not upgraded) connections of ``address``."""
+        return self._http[address]
+
+    @property
+    def addresses(self) -> int:
+        """Addresses with an open connection."""
+        return len(self._all)
+
+    @property
+    def crowded(self) -> bool:
+        """Whether :data:`CROWDED_SHARE` of the budget is in use."""
+        return self.open >= self.total * CROWDED_SHARE
+
+    def admit(self, address: str) -> str | None:
+        """Count one more HTTP connection of ``address``, or return why not (a key of
+        :attr:`REASONS`, nothing counted)."""
+        if self.open >= self.total:
+            return "full"
+        if self._http[address] >= self.http_per_address:
+            return "http_per_address"
+        if self.crowded and self._all[address] >= CROWDED_PER_ADDRESS:
+            return "crowded"
+        self.open += 1
+        self._all[address] += 1
+        self._http[address] += 1
+        return None
+
+    def upgrade(self, address: str) -> None:
+        """One HTTP connection of ``address`` became a WebSocket (it still counts in the
+        budget; the WebSocket caps of the hub apply to it now)."""
+        _decrement(self._http, address)
+
+    def release(self, address: str, *, upgraded: bool) -> None:
+        """One connection of ``address`` closed."""
+        self.open -= 1
+        _decrement(self._all, address)
+        if not upgraded:
+            _decrement(self._http, address)
+
+
+def _decrement(counter: collections.Counter[str], key: str) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]
+
+
+# ---------------------------------------------------------------- bodies
+
+ERROR_SCOPE_KEY: Final = "koikoi.error"
+"""Where a refused request's error code is left in the ASGI scope for the request log."""
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Any
+"""An ASGI receive callable (``async () -> Message``)."""
+Send = Any
+"""An ASGI send callable (``async (Message) -> None``)."""
+
+
+class _BodyRefused(Exception):
+    """Raised out of ``receive`` to the middleware: the body is too large or too slow."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class RequestBodyLimits:
+    """ASGI middleware: a request body larger than ``max_bytes`` (declared or sent) is
+    answered ``too_large`` (413), one that takes more than ``timeout`` seconds to
+    arrive ``timeout`` (408); both as JSON errors, with ``connection: close``.
+
+    Set it inside the middleware that adds the security headers and logs requests, so
+    that these answers get the headers like every other error and a request log line
+    with the code (at info level: a refused request is not a server fault).
+
+    Args:
+        app: the ASGI app.
+        max_bytes: the largest body accepted.
+        timeout: seconds from the start of a request until its body has arrived.
+    """
+
+    def __init__(self, app: Any, max_bytes: int, timeout: float) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await _refuse(scope, send, _too_large(self.max_bytes))
+            return
+        loop = asyncio.get_running_loop()
+        timeout = self.timeout
+        deadline = loop.time() + timeout
+        received = 0
+        body_done = False
+        response_started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, body_done
+            if body_done:
+                message: Message = await receive()
+                return message
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                raise _BodyRefused(
+                    408, "timeout", f"the request body did not arrive within {timeout:g} s"
+                ) from None
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise _too_large(self.max_bytes)
+                body_done = not message.get("more_body", False)
+            else:
+                body_done = True
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracked_send)
+        except _BodyRefused as refused:
+            if not response_started:
+                await _refuse(scope, send, refused)
+            # else: the answer is under way; the connection ends with it
+
+
+def _too_large(max_bytes: int) -> _BodyRefused:
+    return _BodyRefused(413, "too_large", f"the body is larger than {max_bytes} bytes")
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            text = value.decode("latin-1").strip()
+            return int(text) if text.isdigit() else None
+    return None
+
+
+async def _refuse(scope: Scope, send: Send, refused: _BodyRefused) -> None:
+    scope[ERROR_SCOPE_KEY] = refused.code
+    body = encode(error_message(refused.code, refused.message)).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": refused.status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

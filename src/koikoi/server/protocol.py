@@ -92,6 +92,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "bad_json": "the frame or body is not a JSON object, not UTF-8, has a lone UTF-16 "
     "surrogate or repeats a key",
     "too_large": "the frame or body is larger than allowed",
+    "timeout": "the request body did not arrive in time",
     "unknown_type": "the type is missing or not one of the known message types",
     "missing_field": "a required field is absent",
     "bad_field": "a field has the wrong type or value",
