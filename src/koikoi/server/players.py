@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -691,11 +692,19 @@ class PlayerService:
             await self._db(self.store.link, asked.partner_id, game, 0)
             await self._db(self.store.link, player.id, game, 1)
             await self._db(
-                self.lobby.matched, asked.partner_id, game, 0, player.name, str(created["rules"])
+                functools.partial(self.lobby.matched, creator_id=player.id),
+                asked.partner_id,
+                game,
+                0,
+                player.name,
+                str(created["rules"]),
             )
         except BaseException:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self.lobby.release, asked.partner_id)
+                await anyio.to_thread.run_sync(
+                    functools.partial(self.lobby.release, creator_id=player.id),
+                    asked.partner_id,
+                )
             raise
         log_event(log, "quick match", game=game, rules=req.rules, rounds=req.rounds)
         return {
