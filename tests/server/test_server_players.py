@@ -225,6 +225,9 @@ def test_bad_player_requests_change_nothing(client: TestClient) -> None:
     assert client.post("/api/players/stats", json={"key": key}).json()["code"] == "unknown_player"
     empty = client.post("/api/players/me", json={"key": key}).json()
     assert empty == {"type": "player", "name": "", "games": 0}
+    # A read makes no player (#29): the key is still unknown until it writes something.
+    assert client.post("/api/players/stats", json={"key": key}).json()["code"] == "unknown_player"
+    client.post("/api/players/me", json={"key": key, "name": "Aoi"})
     stats = client.post("/api/players/stats", json={"key": key}).json()
     assert stats["summary"]["total"]["games"] == 0 and stats["summary"]["games"] == []
 

@@ -223,7 +223,13 @@ class LobbyQueue:
             if mine is None:
                 conn.execute(
                     insert(LobbyRow),
-                    {"player_id": player_id, "rules": rules, "rounds": rounds, "since": now, **busy},
+                    {
+                        "player_id": player_id,
+                        "rules": rules,
+                        "rounds": rounds,
+                        "since": now,
+                        **busy,
+                    },
                 )
             else:
                 conn.execute(update(LobbyRow).where(LobbyRow.player_id == player_id).values(busy))

@@ -42,7 +42,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from koikoi.features.names import check_name, guest_tag
+from koikoi.features.names import guest_tag
 from koikoi.features.opponents import LEVEL_CHOICES
 from koikoi.features.ratings import Rating
 from koikoi.features.ratings import update as rating_update
@@ -56,6 +56,7 @@ from koikoi.server.protocol import (
     MAX_NAME_CHARS,
     NewGameRequest,
     ProtocolError,
+    person_name,
     valid_token,
 )
 from koikoi.server.records import replay_frames
@@ -207,10 +208,7 @@ def _name(data: Mapping[str, Any]) -> str | None:
         raise ProtocolError("bad_field", "name must be a string")
     if len(value) > MAX_NAME_CHARS:
         raise ProtocolError("too_large", f"name is too long: at most {MAX_NAME_CHARS} characters")
-    try:
-        return check_name(value)
-    except InvalidInputError as exc:
-        raise ProtocolError("bad_field", str(exc)) from None
+    return person_name(value)
 
 
 def _seat_name(name: str, seat: int) -> str:
@@ -583,8 +581,18 @@ class PlayerService:
         return player
 
     async def me(self, req: KeyRequest) -> dict[str, Any]:
-        """Register the key (first time) or update the display name; the player's profile."""
-        player: PlayerData = await self._db(self.store.ensure_player, key_hash(req.key), req.name)
+        """The player's profile; with a name, register the key (first time) or rename.
+
+        Without a name it only reads: a key the server has not seen gets an empty
+        profile and no player row (rows are made by writes: a name, a linked seat, a
+        quick match)."""
+        player: PlayerData | None
+        if req.name is None:
+            player = await self._db(self.store.find_player, key_hash(req.key))
+        else:
+            player = await self._db(self.store.ensure_player, key_hash(req.key), req.name)
+        if player is None:
+            return {"type": "player", "name": "", "games": 0}
         return {"type": "player", "name": player.name, "games": player.games}
 
     async def link(self, req: LinkRequest) -> dict[str, Any]:
