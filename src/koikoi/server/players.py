@@ -47,7 +47,7 @@ from koikoi.features.opponents import LEVEL_CHOICES
 from koikoi.features.ratings import Rating
 from koikoi.features.ratings import update as rating_update
 from koikoi.features.stats import GameLine, game_line, summarize_lines
-from koikoi.game.errors import InvalidInputError, KoiKoiError
+from koikoi.game.errors import KoiKoiError
 from koikoi.game.record import Identity, record_from_dict
 from koikoi.game.rules import PRESET_NAMES
 from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
