@@ -530,7 +530,7 @@ def person_name(name: str) -> str:
     >>> try:
     ...     person_name("A" + chr(0))
     ... except ProtocolError as exc:
-    ...     print(exc.message[:58])
+    ...     print(exc.message.split(":")[0])
     name must not contain control characters (found U+0000)
     """
     for char in name:
