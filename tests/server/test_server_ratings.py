@@ -13,9 +13,16 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from test_server_players import establish, play_both, wait_stored
 from test_server_protocol import new_game
 
+from koikoi.features.ratings import PAIR_GAMES_PER_WINDOW, PAIR_WINDOW_SECONDS, PROVISIONAL_GAMES
+from koikoi.game.engine import Match
+from koikoi.game.record import GameRecord
+from koikoi.game.rules import Rules, get_rules
 from koikoi.server.players import PlayerStore, key_hash
+from koikoi.server.rooms import token_hash
+from koikoi.server.storage import NewGame, SeatData, Storage
 
 
 def device_key() -> str:
@@ -87,3 +94,171 @@ def test_reading_a_profile_makes_no_player(client: TestClient) -> None:
     again = client.post("/api/players/me", json={"key": keys[0]})
     assert again.json() == {"type": "player", "name": "Aoi", "games": 0}
     assert store.find_player(key_hash(keys[0])) is not None
+
+
+# ----------------------------------------------------------------- ratings
+
+
+class Clock:
+    """A wall clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def finish(store: Storage, game_id: str, seed: int) -> None:
+    """Finish a stored game with some two-round record (the result is what counts)."""
+    m = Match(get_rules("nintendo").replace(game__rounds=2), seed=seed)
+    while not m.is_over:
+        m.apply(m.legal_ids()[-1])
+    rec = GameRecord.from_match(m, players=["A", "B"])
+    store.finish_game(game_id, rec.to_json(), rec.scores, rec.winner)
+
+
+def people_game(
+    store: Storage, players: PlayerStore, a: str, b: str, seed: int, rules: Rules | None = None
+) -> str:
+    """A game between players ``a`` (seat 0) and ``b`` (seat 1), finished."""
+    rules = rules or get_rules("nintendo")
+    game = NewGame(
+        id=secrets.token_urlsafe(9),
+        mode="friend",
+        rules_name=rules.name,
+        rules_toml=rules.to_toml(),
+        seed=seed,
+        watch_hash=token_hash(secrets.token_urlsafe(32)),
+        seats=(
+            SeatData(0, "human", token_hash=token_hash(secrets.token_urlsafe(32))),
+            SeatData(1, "human", token_hash=token_hash(secrets.token_urlsafe(32))),
+        ),
+    )
+    store.create_game(game)
+    players.link(a, game.id, 0)
+    players.link(b, game.id, 1)
+    finish(store, game.id, seed)
+    return game.id
+
+
+def test_repeated_games_of_one_pair_count_twice_a_day(any_db_url: str) -> None:
+    store = Storage(any_db_url)
+    try:
+        clock = Clock()
+        players = PlayerStore(store, clock)
+        store.finish_hooks.append(players.rate_game)
+        a = players.ensure_player(key_hash(device_key()), "Farmer A").id
+        b = players.ensure_player(key_hash(device_key()), "Farmer B").id
+        c = players.ensure_player(key_hash(device_key()), "Chie").id
+        # Not established (no games against the AI): nothing is rated.
+        people_game(store, players, a, b, seed=1)
+        assert not rated(players, "Farmer A") and not rated(players, "Farmer B")
+        establish(store, players, a, b, c)
+        for seed in range(20):  # the same two, 20 times in a row
+            clock.now += 6
+            people_game(store, players, a, b, seed=seed)
+        assert rated(players, "Farmer A")["games"] == PAIR_GAMES_PER_WINDOW
+        assert rated(players, "Farmer B")["games"] == PAIR_GAMES_PER_WINDOW
+        # Another opponent counts; a day later the pair counts again.
+        people_game(store, players, a, c, seed=3)
+        assert rated(players, "Farmer A")["games"] == PAIR_GAMES_PER_WINDOW + 1
+        clock.now += PAIR_WINDOW_SECONDS
+        people_game(store, players, a, b, seed=4)
+        assert rated(players, "Farmer A")["games"] == PAIR_GAMES_PER_WINDOW + 2
+        assert rated(players, "Farmer A")["provisional"] is True
+    finally:
+        store.dispose()
+
+
+def rated(players: PlayerStore, name: str, rules: str = "nintendo") -> dict[str, Any]:
+    return next((r for r in players.leaderboard(rules) if r["name"] == name), {})
+
+
+def test_house_rules_named_after_a_preset_are_not_rated(
+    any_db_url: str, make_client: Callable[..., TestClient]
+) -> None:
+    # Regression (#29 bug 6): custom rules named "nintendo" with one round were rated on
+    # the nintendo leaderboard.
+    store = Storage(any_db_url)
+    try:
+        players = PlayerStore(store)
+        store.finish_hooks.append(players.rate_game)
+        a = players.ensure_player(key_hash(device_key()), "Aoi").id
+        b = players.ensure_player(key_hash(device_key()), "Ben").id
+        establish(store, players, a, b)
+        one_round = get_rules("nintendo").replace(game__rounds=1)
+        assert one_round.name == "nintendo"
+        people_game(store, players, a, b, seed=5, rules=one_round)
+        assert players.rated_rules() == [] and not rated(players, "Aoi")
+        people_game(store, players, a, b, seed=6)  # the preset itself
+        assert rated(players, "Aoi")["games"] == 1
+    finally:
+        store.dispose()
+    # At the API, house rules do not keep a preset's name.
+    client = make_client(url=any_db_url)
+    house = 'name = "nintendo"\n[game]\nrounds = 1\n'
+    g = new_game(client, mode="friend", house_rules=house)
+    assert g["rules"] == "nintendo+house"  # as house rules without a name are called
+    assert client.app.state.hub.rooms[g["game"]].room.rules.game.rounds == 1  # type: ignore[attr-defined]
+
+
+def test_provisional_ratings_are_kept_off_the_ranked_list(client: TestClient) -> None:
+    service = client.app.state.players  # type: ignore[attr-defined]
+    store = service.store
+    storage = store.storage
+    a = store.ensure_player(key_hash(device_key()), "Aoi").id
+    others = [store.ensure_player(key_hash(device_key()), f"O{i}").id for i in range(5)]
+    establish(storage, store, a, *others)
+    for i in range(PROVISIONAL_GAMES - 1):
+        people_game(storage, store, a, others[i // 2], seed=i)
+    data = client.get("/api/leaderboard?rules=nintendo").json()
+    assert "Aoi" in [p["name"] for p in data["provisional"]]
+    assert "Aoi" not in [p["name"] for p in data["players"]]
+    assert all(p["provisional"] for p in data["provisional"])
+    people_game(storage, store, a, others[4], seed=99)  # the tenth rated game
+    data = client.get("/api/leaderboard?rules=nintendo").json()
+    (aoi,) = [p for p in data["players"] if p["name"] == "Aoi"]
+    assert aoi["games"] == PROVISIONAL_GAMES and aoi["provisional"] is False
+    assert "Aoi" not in [p["name"] for p in data["provisional"]]
+
+
+def test_two_keys_farming_quick_matches_never_reach_the_leaderboard(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The acceptance's rating farm (#29 bug 2): two device keys from one address play 20
+    one-round quick matches; one used to reach 1666 and first place. Now neither is on
+    the leaderboard, ranked or provisional."""
+    seeds = iter(range(1000, 2000))
+    monkeypatch.setattr(secrets, "randbelow", lambda n: next(seeds) * 7919)
+    a, b = device_key(), device_key()
+    played = 0
+    for _ in range(20):
+        first = quick(client, a, "Farmer A")
+        second = quick(client, b, "Farmer B")
+        if first["type"] == "waiting":
+            first = quick(client, a, "Farmer A")
+        assert first["type"] == second["type"] == "matched", (first, second)
+        tokens = {first["seat"]: first["token"], second["seat"]: second["token"]}
+        room = client.app.state.hub.rooms[first["game"]].room  # type: ignore[attr-defined]
+        if not room.is_over:
+            play_both(client, tokens)
+        wait_stored(client, first["game"])
+        played += 1
+    assert played == 20
+    data = client.get("/api/leaderboard?rules=nintendo").json()
+    names = [p["name"] for p in data["players"] + data["provisional"]]
+    assert "Farmer A" not in names and "Farmer B" not in names
+    assert all(p["kind"] == "ai" for p in data["players"])
+    for key in (a, b):  # the games were played and are in the statistics
+        stats = client.post("/api/players/stats", json={"key": key}).json()
+        assert stats["summary"]["total"]["games"] == 20
+
+
+def quick(client: TestClient, key: str, name: str) -> dict[str, Any]:
+    r = client.post(
+        "/api/lobby/quick", json={"key": key, "rules": "nintendo", "rounds": 1, "name": name}
+    )
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
