@@ -148,25 +148,27 @@ def test_repeated_games_of_one_pair_count_twice_a_day(any_db_url: str) -> None:
         clock = Clock()
         players = PlayerStore(store, clock)
         store.finish_hooks.append(players.rate_game)
-        a = players.ensure_player(key_hash(device_key()), "Farmer A").id
-        b = players.ensure_player(key_hash(device_key()), "Farmer B").id
+        # Names of this run only (a PostgreSQL database outlives the test).
+        fa, fb = f"Farmer A {secrets.token_hex(4)}", f"Farmer B {secrets.token_hex(4)}"
+        a = players.ensure_player(key_hash(device_key()), fa).id
+        b = players.ensure_player(key_hash(device_key()), fb).id
         c = players.ensure_player(key_hash(device_key()), "Chie").id
         # Not established (no games against the AI): nothing is rated.
         people_game(store, players, a, b, seed=1)
-        assert not rated(players, "Farmer A") and not rated(players, "Farmer B")
+        assert not rated(players, fa) and not rated(players, fb)
         establish(store, players, a, b, c)
         for seed in range(20):  # the same two, 20 times in a row
             clock.now += 6
             people_game(store, players, a, b, seed=seed)
-        assert rated(players, "Farmer A")["games"] == PAIR_GAMES_PER_WINDOW
-        assert rated(players, "Farmer B")["games"] == PAIR_GAMES_PER_WINDOW
+        assert rated(players, fa)["games"] == PAIR_GAMES_PER_WINDOW
+        assert rated(players, fb)["games"] == PAIR_GAMES_PER_WINDOW
         # Another opponent counts; a day later the pair counts again.
         people_game(store, players, a, c, seed=3)
-        assert rated(players, "Farmer A")["games"] == PAIR_GAMES_PER_WINDOW + 1
+        assert rated(players, fa)["games"] == PAIR_GAMES_PER_WINDOW + 1
         clock.now += PAIR_WINDOW_SECONDS
         people_game(store, players, a, b, seed=4)
-        assert rated(players, "Farmer A")["games"] == PAIR_GAMES_PER_WINDOW + 2
-        assert rated(players, "Farmer A")["provisional"] is True
+        assert rated(players, fa)["games"] == PAIR_GAMES_PER_WINDOW + 2
+        assert rated(players, fa)["provisional"] is True
     finally:
         store.dispose()
 
@@ -184,15 +186,16 @@ def test_house_rules_named_after_a_preset_are_not_rated(
     try:
         players = PlayerStore(store)
         store.finish_hooks.append(players.rate_game)
-        a = players.ensure_player(key_hash(device_key()), "Aoi").id
+        aoi = f"Aoi {secrets.token_hex(4)}"  # of this run only
+        a = players.ensure_player(key_hash(device_key()), aoi).id
         b = players.ensure_player(key_hash(device_key()), "Ben").id
         establish(store, players, a, b)
         one_round = get_rules("nintendo").replace(game__rounds=1)
         assert one_round.name == "nintendo"
         people_game(store, players, a, b, seed=5, rules=one_round)
-        assert players.rated_rules() == [] and not rated(players, "Aoi")
+        assert not rated(players, aoi)
         people_game(store, players, a, b, seed=6)  # the preset itself
-        assert rated(players, "Aoi")["games"] == 1
+        assert rated(players, aoi)["games"] == 1
     finally:
         store.dispose()
     # At the API, house rules do not keep a preset's name.
