@@ -91,7 +91,7 @@ def test_a_waiting_player_expires_and_a_match_waits_a_while(
     # A match nobody collects expires too.
     found = queue.ask(b, "Ben", "nintendo", 1, device_key())
     assert found == Pair(c, "P2")
-    assert queue.rows() == [(c, "pairing")]
+    assert dict(queue.rows()) == {b: "creating", c: "pairing"}
     assert queue.ask(c, "Chie", "nintendo", 1, device_key()) == Waiting(1)  # being paired
     assert queue.leave(c) is False  # the match goes on
     clock.now += MATCHED_SECONDS + 1
@@ -109,7 +109,7 @@ def test_a_failed_game_puts_the_partner_back_in_the_queue(
     a, b, c = new_players(storage, 3)
     queue.ask(a, "Aoi", "hawaii", 2, device_key())
     assert queue.ask(b, "Ben", "hawaii", 2, device_key()) == Pair(a, "P0")
-    assert queue.release(a) is True
+    assert queue.release(a, creator_id=b) is True
     assert queue.rows() == [(a, "waiting")]
     assert queue.ask(c, "Chie", "hawaii", 2, device_key()) == Pair(a, "P0")
 
@@ -221,9 +221,9 @@ def test_concurrent_questions_on_several_servers_never_pair_a_player_twice(
     assert not any(isinstance(r, Claimed) for r in results.values())
     rows = dict(queues[1].rows())
     # The claimed are being paired; the rest who asked without a partner wait; the
-    # claimers left the queue.
+    # claimers are creating their games.
     assert {pid for pid, state in rows.items() if state == "pairing"} == set(claimed)
-    assert not claimers & set(rows)
+    assert {pid for pid, state in rows.items() if state == "creating"} == claimers
     for pid, result in results.items():
         if isinstance(result, Waiting):  # still waiting, or claimed since
             assert rows[pid] in ("waiting", "pairing")
@@ -254,6 +254,68 @@ def test_a_claimed_match_is_collected_once_across_servers(
     assert results.count(Claimed(game.id, 1, "Ben", "nintendo")) == 1
     assert sum(isinstance(r, Waiting) for r in results) == 3
     assert store.storage.find_token(token_hash(token)) == (game.id, 1)
+
+
+def test_a_key_asking_twice_in_a_row_is_paired_once(storages: Callable[[], Storage]) -> None:
+    """Bug 3: the asker who found a partner held no row, so its second question at the
+    same moment put it in the queue as well (paired and waiting)."""
+    storage = storages()
+    queue = LobbyQueue(storage, Clock())
+    a, b, c = new_players(storage, 3)
+    assert queue.ask(a, "Aoi", "nintendo", 1, device_key()) == Waiting(1)
+    assert queue.ask(b, "Ben", "nintendo", 1, device_key()) == Pair(a, "P0")
+    # Ben's second question, before his game exists: he is being paired, not waiting.
+    assert queue.ask(b, "Ben", "nintendo", 1, device_key()) == Waiting(1)
+    assert sorted(state for _, state in queue.rows()) == ["creating", "pairing"]
+    # Chie finds nobody to pair with: Aoi is taken and Ben is not in the queue.
+    assert queue.ask(c, "Chie", "nintendo", 1, device_key()) == Waiting(1)
+    game = make_game(storage)
+    assert queue.matched(a, game.id, 1, "Ben", "nintendo", creator_id=b) is True
+    assert dict(queue.rows()) == {a: "matched", c: "waiting"}
+
+
+@pytest.mark.parametrize("round_no", range(2))
+def test_simultaneous_questions_of_the_same_keys_pair_each_key_once(
+    storages: Callable[[], Storage], round_no: int
+) -> None:
+    """Many questions at once, each key asking several times on several servers: no key
+    ends up both paired and waiting, and none is paired twice."""
+    queues = [LobbyQueue(storages()) for _ in range(3)]
+    players = new_players(queues[0].storage, 12)
+    results: list[tuple[str, object]] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(8)
+    lock = threading.Lock()
+
+    def work(index: int) -> None:
+        queue = queues[index % 3]
+        barrier.wait()
+        # Every thread asks for every player, in its own order: each key asks 8 times.
+        order = players[index:] + players[:index]
+        for pid in order:
+            try:
+                found = queue.ask(pid, "x", "nintendo", 2, device_key())
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+                continue
+            with lock:
+                results.append((pid, found))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    assert len(results) == 8 * len(players)
+    pairs = [(pid, r.partner_id) for pid, r in results if isinstance(r, Pair)]
+    in_pairs = [pid for pair in pairs for pid in pair]
+    assert len(in_pairs) == len(set(in_pairs)), f"a key was paired twice: {pairs}"
+    rows = dict(queues[1].rows())
+    for claimer, partner in pairs:
+        assert rows[claimer] == "creating" and rows[partner] == "pairing"
+    assert all(state == "waiting" for pid, state in rows.items() if pid not in in_pairs)
+    assert pairs, "nobody was paired"
 
 
 def test_doctests() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
+from test_server_players import establish
 from test_server_storage import make_game
 
 from koikoi import i18n
@@ -72,6 +73,7 @@ def test_the_leaderboard_names_an_unnamed_player_a_guest(db_url: str) -> None:
         game = make_game(store, seed=4)
         players.link(a.id, game.id, 0)
         players.link(b.id, game.id, 1)
+        establish(store, players, a.id, b.id)
         rec = finished_record(4)
         store.finish_game(game.id, rec.to_json(), rec.scores, rec.winner)
         humans = [r["name"] for r in players.leaderboard("nintendo") if r["kind"] == "human"]

@@ -8,7 +8,16 @@ played in it, each against an opponent's rating *before* the period, scored
 deviation.
 
 The web game rates every finished game as its own period, per rule set, for
-each side (see ``docs/web.md``).
+each side, under the rating model below (see ``docs/web.md``, "Ratings"):
+
+- only an unmodified preset is rated (:func:`rated_preset`: the rules themselves
+  are compared with the preset, not their name);
+- a game between two people counts only when both are *established*: each has
+  finished :data:`ESTABLISHED_AI_GAMES` games against the AI;
+- of the games between the same two people, only the first
+  :data:`PAIR_GAMES_PER_WINDOW` in any :data:`PAIR_WINDOW_SECONDS` count;
+- a rating from fewer than :data:`PROVISIONAL_GAMES` rated games is provisional
+  (:func:`is_provisional`): shown with a "?" and kept off the ranked list.
 
 The worked example of Glickman's description of the system: a 1500 player
 (RD 200, volatility 0.06) beats a 1400 player (RD 30) and loses to a 1550 (RD
@@ -30,13 +39,31 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from koikoi.game.errors import InvalidInputError
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules
 
 __all__ = [
     "DEFAULT_TAU",
+    "ESTABLISHED_AI_GAMES",
+    "PAIR_GAMES_PER_WINDOW",
+    "PAIR_WINDOW_SECONDS",
+    "PROVISIONAL_GAMES",
     "Rating",
     "expected_score",
+    "is_provisional",
+    "rated_preset",
     "update",
 ]
+
+ESTABLISHED_AI_GAMES: Final = 3
+"""Finished games against the AI that a person needs before their games against other
+people are rated (games against the AI are rated from the first)."""
+PAIR_GAMES_PER_WINDOW: Final = 2
+"""Rated games between the same two people in :data:`PAIR_WINDOW_SECONDS`; more are
+played and recorded but not rated."""
+PAIR_WINDOW_SECONDS: Final = 24 * 3600.0
+"""The window of :data:`PAIR_GAMES_PER_WINDOW` (24 hours, sliding)."""
+PROVISIONAL_GAMES: Final = 10
+"""A rating from fewer rated games than this is provisional."""
 
 SCALE: Final = 173.7178
 """Glicko-2's scale factor between the Glicko scale (1500, 350) and its own (0, 2.01)."""
@@ -164,3 +191,28 @@ def update(
     phi_new = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
     mu_new = mu + phi_new * phi_new * total
     return Rating(1500.0 + SCALE * mu_new, SCALE * phi_new, sigma_new)
+
+
+def is_provisional(games: int) -> bool:
+    """Whether a rating from ``games`` rated games is provisional (shown with "?", not
+    ranked).
+
+    >>> is_provisional(9), is_provisional(10)
+    (True, False)
+    """
+    return games < PROVISIONAL_GAMES
+
+
+def rated_preset(rules: Rules) -> str | None:
+    """The preset that ``rules`` are, unmodified (the match length included), else None:
+    only such games are rated. The rules are compared, not their name, so house rules
+    that call themselves "nintendo" are not the nintendo preset.
+
+    >>> rated_preset(get_rules("leaflet"))
+    'leaflet'
+    >>> rated_preset(get_rules("nintendo").replace(game__rounds=1)) is None
+    True
+    """
+    if rules.name not in PRESET_NAMES:
+        return None
+    return rules.name if rules == get_rules(rules.name) else None

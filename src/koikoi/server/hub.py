@@ -37,9 +37,10 @@ import anyio.to_thread
 
 from koikoi.agents import make_agent
 from koikoi.features.opponents import DEFAULT_OPPONENT
+from koikoi.features.ratings import rated_preset
 from koikoi.features.tutorial import TUTORIAL_OPPONENT, TUTORIAL_SEED, tutorial_rules
 from koikoi.game.errors import KoiKoiError, RulesError
-from koikoi.game.rules import Rules, get_rules, load_rules_text
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules, load_rules_text
 from koikoi.server.aipool import AIPool, AIUnavailable, Decision, Rating, decision_seed
 from koikoi.server.cluster import Cluster
 from koikoi.server.config import ServerConfig
@@ -256,6 +257,9 @@ class Hub:
             )
             if req.rounds is not None:
                 rules = rules.replace(game__rounds=req.rounds)
+            house = req.house_rules is not None and rated_preset(rules) is None
+            if house and rules.name in PRESET_NAMES:  # house rules never carry a preset's name
+                rules = rules.replace(name=f"{rules.name}+house")
         except RulesError as exc:
             raise ProtocolError("rules", str(exc)) from None
         except RecursionError:  # the request's depth check makes this unreachable

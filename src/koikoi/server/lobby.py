@@ -8,15 +8,20 @@ when the row expires. The browser asks again about every second; each answer
 pushes the expiry on by :data:`WAIT_SECONDS`, so a player who stops asking
 leaves the queue.
 
-Pairing happens in one transaction. On PostgreSQL the asker's own row is
-locked (``SELECT ... FOR UPDATE``) and the partner is chosen among the rows
-nobody else holds (``FOR UPDATE SKIP LOCKED``); on SQLite the transaction takes
-the database's single write lock from its start (``BEGIN IMMEDIATE``). Either
-way two requests, in one process or in two, never claim the same waiting player,
-and two players who ask at the same moment do not claim each other twice.
+Pairing happens in one transaction. On PostgreSQL the asker's player row is
+locked first (``SELECT ... FOR UPDATE`` on ``players``: the questions of one
+key queue up behind each other even when the key has no row in the queue yet),
+and the partner is chosen among the rows nobody else holds (``FOR UPDATE SKIP
+LOCKED``); on SQLite the transaction takes the database's single write lock
+from its start (``BEGIN IMMEDIATE``). Either way two requests, in one process
+or in two, never claim the same waiting player, and two players who ask at the
+same moment do not claim each other twice.
 
-The asker who finds a partner marks the partner's row ``pairing`` and creates
-the game (taking seat 1); the partner's row then becomes ``matched``: it names
+The asker who finds a partner marks the partner's row ``pairing`` and its own
+row ``creating`` (so a second question of the same key at the same moment
+finds it busy, and neither pairs it again nor puts it in the queue), then
+creates the game (taking seat 1) and its row goes; the partner's row then
+becomes ``matched``: it names
 the game and seat 0, whose invite is still unclaimed. The partner's next
 question, on whichever process it lands, claims that seat with a fresh token
 in the same transaction that deletes the row. So no seat token is ever stored:
@@ -78,7 +83,8 @@ class LobbyRow(Base):
     rules: Mapped[str] = mapped_column(String(32))
     rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
     state: Mapped[str] = mapped_column(String(8), default="waiting")
-    """``waiting``; ``pairing`` (another player is creating the game); ``matched``."""
+    """``waiting``; ``pairing`` (another player is creating the game); ``creating`` (this
+    player is creating the game of a pair); ``matched``."""
     since: Mapped[float] = mapped_column(Float, index=True)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
     game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
@@ -160,6 +166,10 @@ class LobbyQueue:
         token: str,
     ) -> Waiting | Pair | Claimed:
         now = self.clock()
+        players = Base.metadata.tables["players"]
+        # One question of a key at a time, in every process: the lock on the player's row
+        # holds even while the key has no row in the queue (SQLite: BEGIN IMMEDIATE).
+        conn.execute(select(players.c.id).where(players.c.id == player_id).with_for_update())
         expired = (
             select(LobbyRow.player_id)
             .where(LobbyRow.expires_at < now)
@@ -185,10 +195,9 @@ class LobbyQueue:
                     str(mine.game_id), int(mine.seat), str(mine.opponent), str(mine.rules_name)
                 )
             mine = None  # the seat is gone (the game was deleted): wait again
-        if mine is not None and mine.state == "pairing":
-            return Waiting(1)
+        if mine is not None and mine.state in ("pairing", "creating"):
+            return Waiting(1)  # a pair is being made: this question pairs nobody
         same_rounds = LobbyRow.rounds.is_(None) if rounds is None else LobbyRow.rounds == rounds
-        players = Base.metadata.tables["players"]
         partner = conn.execute(
             select(LobbyRow.player_id, players.c.name)
             .join(players, players.c.id == LobbyRow.player_id)
@@ -208,8 +217,22 @@ class LobbyQueue:
                 .where(LobbyRow.player_id == partner.player_id)
                 .values(state="pairing", expires_at=now + MATCHED_SECONDS)
             )
-            if mine is not None:
-                conn.execute(delete(LobbyRow).where(LobbyRow.player_id == player_id))
+            # The asker holds a row while it creates the game: a second question of the
+            # same key at the same moment finds it busy instead of joining the queue.
+            busy = {"state": "creating", "expires_at": now + MATCHED_SECONDS}
+            if mine is None:
+                conn.execute(
+                    insert(LobbyRow),
+                    {
+                        "player_id": player_id,
+                        "rules": rules,
+                        "rounds": rounds,
+                        "since": now,
+                        **busy,
+                    },
+                )
+            else:
+                conn.execute(update(LobbyRow).where(LobbyRow.player_id == player_id).values(busy))
             return Pair(str(partner.player_id), str(partner.name))
         values = {"rules": rules, "rounds": rounds, "expires_at": now + WAIT_SECONDS}
         if mine is None:
@@ -239,13 +262,22 @@ class LobbyQueue:
             return result
 
     def matched(
-        self, partner_id: str, game_id: str, seat: int, opponent: str, rules_name: str
+        self,
+        partner_id: str,
+        game_id: str,
+        seat: int,
+        opponent: str,
+        rules_name: str,
+        *,
+        creator_id: str | None = None,
     ) -> bool:
         """The game of a :class:`Pair` exists: the partner's next question claims
-        ``seat`` (its invite unclaimed). False if the partner's row is gone."""
+        ``seat`` (its invite unclaimed), and the row of ``creator_id`` (the asker who
+        made the pair) goes. False if the partner's row is gone."""
         now = self.clock()
 
         def run(conn: Connection) -> bool:
+            self._done_creating(conn, creator_id)
             done = conn.execute(
                 update(LobbyRow)
                 .where(LobbyRow.player_id == partner_id, LobbyRow.state == "pairing")
@@ -262,11 +294,13 @@ class LobbyQueue:
 
         return self._write(run)
 
-    def release(self, partner_id: str) -> bool:
-        """The game of a :class:`Pair` could not be created: the partner waits again."""
+    def release(self, partner_id: str, *, creator_id: str | None = None) -> bool:
+        """The game of a :class:`Pair` could not be created: the partner waits again
+        (and ``creator_id``, who made the pair, is out of the queue)."""
         now = self.clock()
 
         def run(conn: Connection) -> bool:
+            self._done_creating(conn, creator_id)
             done = conn.execute(
                 update(LobbyRow)
                 .where(LobbyRow.player_id == partner_id, LobbyRow.state == "pairing")
@@ -275,6 +309,15 @@ class LobbyQueue:
             return bool(done.rowcount == 1)
 
         return self._write(run)
+
+    @staticmethod
+    def _done_creating(conn: Connection, creator_id: str | None) -> None:
+        if creator_id is not None:
+            conn.execute(
+                delete(LobbyRow).where(
+                    LobbyRow.player_id == creator_id, LobbyRow.state == "creating"
+                )
+            )
 
     def leave(self, player_id: str) -> bool:
         """Stop waiting; whether the player was waiting (a match already made stays)."""

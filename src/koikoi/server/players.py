@@ -24,37 +24,46 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import anyio.to_thread
-from sqlalchemy import Float, ForeignKey, Integer, String, insert, select, update
+from sqlalchemy import Float, ForeignKey, Integer, String, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from koikoi.features.names import check_name, guest_tag
+from koikoi.features.names import guest_tag
 from koikoi.features.opponents import LEVEL_CHOICES
-from koikoi.features.ratings import Rating
+from koikoi.features.ratings import (
+    ESTABLISHED_AI_GAMES,
+    PAIR_GAMES_PER_WINDOW,
+    PAIR_WINDOW_SECONDS,
+    Rating,
+    is_provisional,
+    rated_preset,
+)
 from koikoi.features.ratings import update as rating_update
 from koikoi.features.stats import GameLine, game_line, summarize_lines
-from koikoi.game.errors import InvalidInputError, KoiKoiError
+from koikoi.game.errors import KoiKoiError
 from koikoi.game.record import Identity, record_from_dict
-from koikoi.game.rules import PRESET_NAMES
+from koikoi.game.rules import PRESET_NAMES, load_rules_text
 from koikoi.server.lobby import Claimed, LobbyQueue, Waiting
 from koikoi.server.logs import LOGGER_NAME, log_event
 from koikoi.server.protocol import (
     MAX_NAME_CHARS,
     NewGameRequest,
     ProtocolError,
+    person_name,
     valid_token,
 )
 from koikoi.server.records import replay_frames
@@ -145,7 +154,20 @@ class RatedGameRow(Base):
     rated_at: Mapped[float] = mapped_column(Float)
 
 
-_TABLES: Final = ("players", "player_games", "ratings", "rated_games")
+class RatedPairRow(Base):
+    """A rated game between two people: who (``pair``: their player ids, sorted, joined
+    by a space) and when, for the limit of rated games per pair in a window."""
+
+    __tablename__ = "rated_pairs"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    pair: Mapped[str] = mapped_column(String(80), index=True)
+    rated_at: Mapped[float] = mapped_column(Float)
+
+
+_TABLES: Final = ("players", "player_games", "ratings", "rated_games", "rated_pairs")
 
 
 def key_hash(key: str) -> str:
@@ -206,10 +228,7 @@ def _name(data: Mapping[str, Any]) -> str | None:
         raise ProtocolError("bad_field", "name must be a string")
     if len(value) > MAX_NAME_CHARS:
         raise ProtocolError("too_large", f"name is too long: at most {MAX_NAME_CHARS} characters")
-    try:
-        return check_name(value)
-    except InvalidInputError as exc:
-        raise ProtocolError("bad_field", str(exc)) from None
+    return person_name(value)
 
 
 def _seat_name(name: str, seat: int) -> str:
@@ -288,9 +307,11 @@ class PlayerData:
 class PlayerStore:
     """The players' tables, on the web game's :class:`~koikoi.server.storage.Storage`."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
+        """``clock``: wall-clock seconds of the ratings (tests pass a fake)."""
         self.storage = storage
         self.engine = storage.engine
+        self.clock = clock
         storage.create_tables([Base.metadata.tables[t] for t in _TABLES])
 
     def find_player(self, digest: str) -> PlayerData | None:
@@ -418,10 +439,16 @@ class PlayerStore:
         """Rate a finished game, inside the transaction that stores its result
         (:attr:`Storage.finish_hooks`): each side's Glicko-2 rating under the game's
         rule set is updated with this one game against the other side's rating before
-        it. Rated: games whose two seats are linked players or an AI level. Each game
-        is rated once. Returns whether this call rated it."""
+        it. Each game is rated once. Returns whether this call rated it.
+
+        Rated (the model of :mod:`koikoi.features.ratings`): games under an unmodified
+        preset whose two seats are linked players or an AI level; between two people,
+        only when both are established and the pair has not had its rated games of
+        the window yet."""
         game = conn.execute(
-            select(GameRow.rules_name, GameRow.winner, GameRow.status).where(GameRow.id == game_id)
+            select(GameRow.rules_name, GameRow.rules_toml, GameRow.winner, GameRow.status).where(
+                GameRow.id == game_id
+            )
         ).first()
         if game is None or game.status != "finished":
             return False
@@ -429,6 +456,12 @@ class PlayerStore:
             select(RatedGameRow.game_id).where(RatedGameRow.game_id == game_id)
         ).first():
             return False
+        try:
+            preset = rated_preset(load_rules_text(str(game.rules_toml), source="stored rules"))
+        except KoiKoiError:
+            preset = None
+        if preset is None or preset != game.rules_name:
+            return False  # house rules, or a preset changed (its length included)
         subjects: dict[int, str] = {}
         for seat_row in conn.execute(
             select(SeatRow.seat, SeatRow.kind, SeatRow.agent).where(SeatRow.game_id == game_id)
@@ -443,9 +476,25 @@ class PlayerStore:
             subjects.setdefault(int(link.seat), f"player:{link.player_id}")
         if set(subjects) != {0, 1}:
             return False
+        now = self.clock()
+        people = sorted(s.partition(":")[2] for s in subjects.values() if s.startswith("player:"))
+        if len(people) == 2:
+            if any(self.ai_games(conn, p) < ESTABLISHED_AI_GAMES for p in people):
+                return False  # not established yet: the game counts for nothing
+            pair = " ".join(people)
+            recent = conn.execute(
+                select(func.count())
+                .select_from(RatedPairRow)
+                .where(
+                    RatedPairRow.pair == pair,
+                    RatedPairRow.rated_at > now - PAIR_WINDOW_SECONDS,
+                )
+            ).scalar_one()
+            if recent >= PAIR_GAMES_PER_WINDOW:
+                return False  # the same two people again, too soon
+            conn.execute(insert(RatedPairRow), {"game_id": game_id, "pair": pair, "rated_at": now})
         rules = str(game.rules_name)
         before = {seat: self._rating(conn, subject, rules) for seat, subject in subjects.items()}
-        now = time.time()
         conn.execute(insert(RatedGameRow), {"game_id": game_id, "rated_at": now})
         for seat, subject in subjects.items():
             score = 0.5 if game.winner is None else (1.0 if game.winner == seat else 0.0)
@@ -472,6 +521,29 @@ class PlayerStore:
         return True
 
     @staticmethod
+    def ai_games(conn: Connection, player_id: str) -> int:
+        """How many games against the AI the player finished (tutorials not counted)."""
+        other = SeatRow.__table__.alias("other_seat")
+        return int(
+            conn.execute(
+                select(func.count())
+                .select_from(PlayerGameRow)
+                .join(GameRow, GameRow.id == PlayerGameRow.game_id)
+                .join(
+                    other,
+                    (other.c.game_id == PlayerGameRow.game_id)
+                    & (other.c.seat != PlayerGameRow.seat),
+                )
+                .where(
+                    PlayerGameRow.player_id == player_id,
+                    GameRow.status == "finished",
+                    GameRow.mode != "tutorial",
+                    other.c.kind == "ai",
+                )
+            ).scalar_one()
+        )
+
+    @staticmethod
     def _rating(conn: Connection, subject: str, rules: str) -> tuple[Rating, Any]:
         row = conn.execute(
             select(RatingRow).where(RatingRow.subject == subject, RatingRow.rules == rules)
@@ -482,7 +554,8 @@ class PlayerStore:
 
     def leaderboard(self, rules: str, limit: int = 100) -> list[dict[str, Any]]:
         """The rated players and AI levels of a rule set, highest rating first; every AI
-        level is listed, unrated ones at the start rating."""
+        level is listed, unrated ones at the start rating. ``provisional``: fewer than
+        :data:`~koikoi.features.ratings.PROVISIONAL_GAMES` rated games."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(RatingRow, PlayerRow.name)
@@ -496,20 +569,20 @@ class PlayerStore:
         for row in rows:
             kind, _, ident = str(row.subject).partition(":")
             seen.add(str(row.subject))
-            out.append(
-                {
-                    "name": agent_name(ident)
-                    if kind == "ai"
-                    else (row.name or Identity.guest(guest_tag(ident)).english),
-                    "kind": "ai" if kind == "ai" else "human",
-                    "rating": round(float(row.rating), 1),
-                    "rd": round(float(row.rd), 1),
-                    "games": int(row.games),
-                    "wins": int(row.wins),
-                    "losses": int(row.losses),
-                    "draws": int(row.draws),
-                }
-            )
+            entry = {
+                "name": agent_name(ident)
+                if kind == "ai"
+                else (row.name or Identity.guest(guest_tag(ident)).english),
+                "kind": "ai" if kind == "ai" else "human",
+                "rating": round(float(row.rating), 1),
+                "rd": round(float(row.rd), 1),
+                "games": int(row.games),
+                "wins": int(row.wins),
+                "losses": int(row.losses),
+                "draws": int(row.draws),
+                "provisional": is_provisional(int(row.games)),
+            }
+            out.append(entry)
         start = Rating()
         for choice in LEVEL_CHOICES:
             if f"ai:{choice.agent}" not in seen:
@@ -523,6 +596,7 @@ class PlayerStore:
                         "wins": 0,
                         "losses": 0,
                         "draws": 0,
+                        "provisional": True,
                     }
                 )
         out.sort(key=lambda e: (-e["rating"], -e["games"], e["name"]))
@@ -582,8 +656,18 @@ class PlayerService:
         return player
 
     async def me(self, req: KeyRequest) -> dict[str, Any]:
-        """Register the key (first time) or update the display name; the player's profile."""
-        player: PlayerData = await self._db(self.store.ensure_player, key_hash(req.key), req.name)
+        """The player's profile; with a name, register the key (first time) or rename.
+
+        Without a name it only reads: a key the server has not seen gets an empty
+        profile and no player row (rows are made by writes: a name, a linked seat, a
+        quick match)."""
+        player: PlayerData | None
+        if req.name is None:
+            player = await self._db(self.store.find_player, key_hash(req.key))
+        else:
+            player = await self._db(self.store.ensure_player, key_hash(req.key), req.name)
+        if player is None:
+            return {"type": "player", "name": "", "games": 0}
         return {"type": "player", "name": player.name, "games": player.games}
 
     async def link(self, req: LinkRequest) -> dict[str, Any]:
@@ -691,11 +775,19 @@ class PlayerService:
             await self._db(self.store.link, asked.partner_id, game, 0)
             await self._db(self.store.link, player.id, game, 1)
             await self._db(
-                self.lobby.matched, asked.partner_id, game, 0, player.name, str(created["rules"])
+                functools.partial(self.lobby.matched, creator_id=player.id),
+                asked.partner_id,
+                game,
+                0,
+                player.name,
+                str(created["rules"]),
             )
         except BaseException:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(self.lobby.release, asked.partner_id)
+                await anyio.to_thread.run_sync(
+                    functools.partial(self.lobby.release, creator_id=player.id),
+                    asked.partner_id,
+                )
             raise
         log_event(log, "quick match", game=game, rules=req.rules, rounds=req.rounds)
         return {
@@ -715,7 +807,17 @@ class PlayerService:
         return {"type": "left", "was_waiting": was}
 
     async def leaderboard(self, rules: str) -> dict[str, Any]:
-        """The ratings of a rule set (every AI level included), and the rated rule sets."""
-        rows = await self._db(self.store.leaderboard, rules)
+        """The ratings of a rule set, and the rated rule sets: ``players``, the ranked
+        list (established people and every AI level: they are the board's landmarks,
+        even while provisional), and ``provisional``, the people with a provisional
+        rating (shown with "?", never ranked)."""
+        rows: list[dict[str, Any]] = await self._db(self.store.leaderboard, rules)
         rated = await self._db(self.store.rated_rules)
-        return {"type": "leaderboard", "rules": rules, "players": rows, "rated_rules": rated}
+        unranked = [r for r in rows if r["provisional"] and r["kind"] == "human"]
+        return {
+            "type": "leaderboard",
+            "rules": rules,
+            "players": [r for r in rows if not (r["provisional"] and r["kind"] == "human")],
+            "provisional": unranked,
+            "rated_rules": rated,
+        }

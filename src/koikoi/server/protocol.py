@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -65,6 +66,7 @@ __all__ = [
     "parse_new_game",
     "parse_score_request",
     "parse_token_request",
+    "person_name",
     "toml_depth",
     "valid_token",
 ]
@@ -527,14 +529,42 @@ def _opt_int(data: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
     return int(value)
 
 
-def _name(data: Mapping[str, Any]) -> str:
-    name = _opt_str(data, "name", MAX_NAME_CHARS)
-    if name is None:
-        return ""
+def person_name(name: str) -> str:
+    """A display name a person may take, tidied (:func:`~koikoi.features.names.check_name`).
+
+    Checked here, before any store sees it, the same on every store: no control
+    character (Unicode category ``Cc``: NUL, line breaks, escapes...) nor lone
+    surrogate (``Cs``, which no database can encode), and not someone else's name.
+
+    Raises:
+        ProtocolError: ``bad_field``, naming the field and what is wrong.
+
+    >>> person_name(" Aoi ")
+    'Aoi'
+    >>> try:
+    ...     person_name("A" + chr(0))
+    ... except ProtocolError as exc:
+    ...     print(exc.message.split(":")[0])
+    name must not contain control characters (found U+0000)
+    """
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cs"):
+            raise ProtocolError(
+                "bad_field",
+                f"name must not contain control characters (found U+{ord(char):04X}): "
+                "use letters, digits, spaces and punctuation",
+            )
     try:
         return check_name(name)  # not an AI's title, a guest's name or "You"
     except InvalidInputError as exc:
         raise ProtocolError("bad_field", str(exc)) from None
+
+
+def _name(data: Mapping[str, Any]) -> str:
+    name = _opt_str(data, "name", MAX_NAME_CHARS)
+    if name is None:
+        return ""
+    return person_name(name)
 
 
 def _house_rules(data: Mapping[str, Any]) -> str | None:

@@ -70,14 +70,26 @@
         el("th", { scope: "col", text: "±" }),
         el("th", { scope: "col", text: KK.t("Games") }),
         el("th", { scope: "col", text: KK.t("W–L–D") }));
-      const rows = data.players.map((p, i) => el("tr", { class: p.kind === "ai" ? "ai-row" : "human-row" },
-        el("td", { text: String(i + 1) }),
+      // A provisional rating (fewer than 10 rated games) is shown with "?"; people with
+      // one are listed apart, unranked.
+      const row = (p, rank) => el("tr", { class: p.kind === "ai" ? "ai-row" : "human-row" },
+        el("td", { text: rank }),
         el("th", { scope: "row", text: KK.playerLabel(p.name) }),
-        el("td", { class: "rating", text: Math.round(p.rating).toString() }),
+        el("td", {
+          class: p.provisional ? "rating provisional" : "rating",
+          text: Math.round(p.rating).toString() + (p.provisional ? "?" : ""),
+          title: p.provisional ? KK.t("Provisional: fewer than {n} rated games", { n: 10 }) : undefined,
+        }),
         el("td", { text: Math.round(p.rd).toString() }),
         el("td", { text: String(p.games) }),
-        el("td", { text: `${p.wins}–${p.losses}–${p.draws}` })));
-      table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+        el("td", { text: `${p.wins}–${p.losses}–${p.draws}` }));
+      table.replaceChildren(el("thead", {}, head),
+        el("tbody", {}, ...data.players.map((p, i) => row(p, String(i + 1)))));
+      const unranked = data.provisional || [];
+      const extra = $("lb-provisional");
+      extra.hidden = $("lb-provisional-title").hidden = unranked.length === 0;
+      extra.replaceChildren(el("thead", {}, head.cloneNode(true)),
+        el("tbody", {}, ...unranked.map((p) => row(p, "–"))));
     } catch (err) {
       table.replaceChildren(el("caption", { text: KK.t("Cannot load the leaderboard: {error}", { error: err.message }) }));
     }
