@@ -30,12 +30,13 @@ top card first, as in :attr:`Match.deals <koikoi.game.engine.Match.deals>`. A re
 or the next round of a match deals again the same way. Chance outcomes are card
 ids 0..47.
 
-**Observations.** The information-state tensor and the observation tensor are
-the same: :func:`~koikoi.kernel.encoding.encode` of the player's view; the
-strings are :func:`~koikoi.kernel.encoding.info_state_string` (the view's
-position text, which sums up the history: piles, declined months, koi-koi
-calls). During a deal they say only what is public (round, match scores, cards
-dealt), and the tensor is zeros; at the end they describe the settlement.
+**Observations** follow the requested observation type (see
+:class:`KoiKoiObserver`): the observation is
+:func:`~koikoi.kernel.encoding.encode` of the player's view and its position
+text (:func:`~koikoi.kernel.encoding.info_state_string`); the information state
+(perfect recall) adds the history; public-only and private-only types give the
+parts alone. During a deal they say only what is public, and the tensors are
+zeros; at the end they describe the settlement.
 
 :meth:`KoiKoiState.resample_from_infostate` re-deals what the player cannot see
 (the opponent's hand and the stock order, see :func:`~koikoi.game.views.determinize`)
