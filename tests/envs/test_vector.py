@@ -494,3 +494,23 @@ def test_bench_env_command(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_env_command_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "env", "--n", "0"]) == 2
     assert "--n must be 1 or more" in capsys.readouterr().err
+
+
+def test_the_first_simulator_of_a_process_says_it_loads_the_compiled_kernel() -> None:
+    """docs/research.md: the first run compiles for about 45 s; it is not silent."""
+    import subprocess
+    import sys
+
+    code = (
+        "from koikoi.envs.vector import VectorEnv\n"
+        "VectorEnv(2, 'leaflet', seed=0).reset()\n"
+        "VectorEnv(2, 'leaflet', seed=1).reset()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True
+    )
+    lines = [line for line in done.stderr.splitlines() if line.startswith("koikoi:")]
+    assert lines == [
+        "koikoi: loading the compiled simulator (numba compiles it on the first run, "
+        "about 45 s; later runs load the cache)"
+    ]

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "koikoi.cli.simulate",
     "koikoi.cli.bench",
     "koikoi.cli.arena",
+    "koikoi.cli.tournament",
     "koikoi.cli.analyze",
     "koikoi.cli.train",
     "koikoi.cli.serve",

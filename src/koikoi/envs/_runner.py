@@ -14,11 +14,12 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from koikoi.game.cards import FULL_DECK
 from koikoi.game.engine import Match, Round
 from koikoi.game.errors import InvalidInputError, KoiKoiError
 from koikoi.game.positions import parse_position
 from koikoi.game.rules import RANGES, Rules, load_rules
-from koikoi.game.scoring import Settlement
+from koikoi.game.scoring import Settlement, shared_scorer
 from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
 from koikoi.kernel.encoding import FEATURES, MATCH_SCALE, ROUND_SCALE, SIZE, rule_features
 
@@ -70,22 +71,54 @@ def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> str:
     return value
 
 
+MAX_KOIKOI_CALLS: Final = 8
+"""A player has eight turns in a round and is offered koi-koi at most once a turn."""
+
+
 def yaku_total_bound(rules: Rules) -> int:
-    """A generous upper bound of one player's yaku total in a round."""
-    points = rules.yaku_points()
-    y = rules.yaku
-    # Every yaku at most once per month (collected quads), plus its extra cards
-    # (at most 50 "cards": 48 and the Sake cup's two Plain roles).
-    return 12 * (sum(points.values()) + y.viewing_after_koikoi) + len(points) * 50 * y.extra + 1
+    """The largest yaku total one capture pile can reach in a round under ``rules``.
+
+    A yaku total never falls when a card joins the pile (each yaku counts cards
+    it holds; a higher yaku that absorbs a lower one is worth more), so the pile
+    of all 48 cards, in the round's best month and with koi-koi called (for
+    ``yaku.viewing_after_koikoi``), bounds every pile. A test checks the
+    monotony on random piles.
+    """
+    scorer = shared_scorer(rules)
+    return max(
+        scorer.total(FULL_DECK, month, called) for month in range(1, 13) for called in (False, True)
+    )
 
 
 def round_points_bound(rules: Rules) -> int:
-    """A generous upper bound of the points one round's settlement can move."""
-    base = max(yaku_total_bound(rules), rules.end.oya_ken, rules.instant.teshi)
-    base = max(base, rules.instant.kuttsuki)
-    # x2 at seven or more, then the koi-koi bonus: x2, or the ladder (at most
-    # +3, or x6 with eight calls).
-    return (base + 3) * 2 * 6
+    """The most points one round's settlement can give its winner under ``rules``.
+
+    The winner's points are its yaku total (at most :func:`yaku_total_bound`)
+    times the multipliers, which never fall as the total rises: x2 at seven or
+    more (``koikoi.seven_double``), then the koi-koi bonus (x2 under
+    ``opponent_x2`` and ``challenge_x2``; under ``ladder`` +1 to +3 for one to
+    three calls, then x(calls - 2): a player is offered koi-koi at most once a
+    turn, :data:`MAX_KOIKOI_CALLS` times, one fewer without
+    ``koikoi.offer_on_last_card``; a round settled by a stop used one offer to
+    stop, unless an exhausted round settles as if stopped; and at most the
+    rules' ``koikoi.limit``). Flat awards (instant hands, oya-ken, the
+    dealer's point) count as they are. The loser loses as much when a match
+    starts with points (``game.start_points`` > 0), else nothing.
+    """
+    base = yaku_total_bound(rules)
+    kk = rules.koikoi
+    points = base * 2 if kk.seven_double and base >= 7 else base
+    if kk.bonus in ("opponent_x2", "challenge_x2"):
+        points *= 2
+    elif kk.bonus == "ladder":
+        # Offered at most once a turn (not on the last card unless the rules say
+        # so); a round that ends by a stop used one offer to stop.
+        offers = MAX_KOIKOI_CALLS if kk.offer_on_last_card else MAX_KOIKOI_CALLS - 1
+        calls = offers if rules.end.exhausted in ("highest", "last_yaku") else offers - 1
+        calls = min(calls, kk.limit) if kk.limit else calls
+        points = max(points + min(calls, 3), points * (calls - 2))
+    flat = max(rules.instant.teshi, rules.instant.kuttsuki, rules.end.oya_ken, 1)
+    return max(points, flat)
 
 
 def match_points_bound(rules: Rules) -> int:

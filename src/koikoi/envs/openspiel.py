@@ -30,12 +30,13 @@ top card first, as in :attr:`Match.deals <koikoi.game.engine.Match.deals>`. A re
 or the next round of a match deals again the same way. Chance outcomes are card
 ids 0..47.
 
-**Observations.** The information-state tensor and the observation tensor are
-the same: :func:`~koikoi.kernel.encoding.encode` of the player's view; the
-strings are :func:`~koikoi.kernel.encoding.info_state_string` (the view's
-position text, which sums up the history: piles, declined months, koi-koi
-calls). During a deal they say only what is public (round, match scores, cards
-dealt), and the tensor is zeros; at the end they describe the settlement.
+**Observations** follow the requested observation type (see
+:class:`KoiKoiObserver`): the observation is
+:func:`~koikoi.kernel.encoding.encode` of the player's view and its position
+text (:func:`~koikoi.kernel.encoding.info_state_string`); the information state
+(perfect recall) adds the history; public-only and private-only types give the
+parts alone. During a deal they say only what is public, and the tensors are
+zeros; at the end they describe the settlement.
 
 :meth:`KoiKoiState.resample_from_infostate` re-deals what the player cannot see
 (the opponent's hand and the stock order, see :func:`~koikoi.game.views.determinize`)
@@ -46,6 +47,7 @@ a position (``episode="round"``) for analysis and search.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from typing import Any, Final
@@ -63,21 +65,37 @@ from koikoi.envs._runner import (
     round_points_bound,
 )
 from koikoi.game.actions import NUM_ACTIONS, describe_action_id
-from koikoi.game.cards import CODES, card_list
-from koikoi.game.engine import Match, Round
+from koikoi.game.cards import CODES, FULL_DECK, card_list, format_cards
+from koikoi.game.engine import Event, Match, Round
 from koikoi.game.errors import IllegalActionError, InvalidInputError
 from koikoi.game.positions import parse_position
 from koikoi.game.rules import Rules
 from koikoi.game.scoring import Settlement
 from koikoi.game.views import PlayerView, determinize, view_of_round
-from koikoi.kernel.encoding import SIZE, encode, info_state_string
+from koikoi.kernel.encoding import SEGMENTS, SIZE, encode, info_state_string
 
-__all__ = ["GAME_TYPE", "KoiKoiGame", "KoiKoiObserver", "KoiKoiState"]
+__all__ = [
+    "GAME_TYPE",
+    "HISTORY_TURNS",
+    "HISTORY_WIDTH",
+    "KoiKoiGame",
+    "KoiKoiObserver",
+    "KoiKoiState",
+    "public_encoding",
+    "public_text",
+    "utility_bound",
+]
 
 DECK: Final = 48
 MAX_DECISIONS_PER_ROUND: Final = 48
 """16 turns, each at most a hand card, a choice for the drawn card and koi-koi or stop."""
 RESAMPLE_TRIES: Final = 200
+HISTORY_TURNS: Final = 16
+"""Rows of the perfect-recall ``history`` tensor: a round has at most 16 turns
+(eight hand cards each)."""
+HISTORY_WIDTH: Final = 4 * DECK + 4
+"""Columns of a ``history`` row: the card played from the hand, what it captured, the
+card drawn, what the draw captured (48 each), koi-koi, stop, and the player (two)."""
 _PARAMETERS: Final = {"rules": "nintendo", "episode": "round", "reward": "points"}
 
 
@@ -137,6 +155,29 @@ def _dealer_seeds(rules: Rules) -> tuple[int, int]:
     return found[0], found[1]
 
 
+def utility_bound(rules: Rules, episode: str, reward: str) -> tuple[float, float]:
+    """The least and the most return of a player: ``min_utility`` and ``max_utility``.
+
+    From :func:`~koikoi.envs._runner.round_points_bound` ``P``, the most a round's
+    settlement gives its winner: a round's ``points`` lie in [0, P], or [-P, P]
+    where the loser pays (``game.start_points`` > 0); ``net`` in [-P, P], or
+    [-2P, 2P] where the loser pays; a match adds up ``game.rounds`` rounds.
+    ``win`` is +1 / -1 / 0.
+
+    >>> from koikoi.game.rules import get_rules
+    >>> utility_bound(get_rules("nintendo"), "round", "net")
+    (-244.0, 244.0)
+    """
+    if reward == "win":
+        return -1.0, 1.0
+    rounds = 1 if episode == "round" else max(rules.game.rounds, 1)
+    most = float(rounds * round_points_bound(rules))
+    pays = rules.game.start_points > 0
+    if reward == "points":
+        return (-most if pays else 0.0), most
+    return (-2 * most, 2 * most) if pays else (-most, most)
+
+
 @dataclass(frozen=True, slots=True)
 class _Settings:
     rules: Rules
@@ -168,18 +209,15 @@ class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
         reward = check_choice("reward", values["reward"], REWARDS)
         self.settings = _Settings(rules, episode, reward)
         rounds = 1 if episode == "round" else max(rules.game.rounds, 1)
-        if reward == "win":
-            bound = 1.0
-        else:
-            bound = float(rounds * round_points_bound(rules) * (2 if reward == "net" else 1))
+        low, high = utility_bound(rules, episode, reward)
         zero_sum = reward != "points" or rules.game.start_points > 0
         utility = pyspiel.GameType.Utility.ZERO_SUM if zero_sum else GAME_TYPE.utility
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=DECK,
             num_players=2,
-            min_utility=-bound,
-            max_utility=bound,
+            min_utility=low,
+            max_utility=high,
             utility_sum=0.0 if zero_sum else None,
             max_game_length=rounds * MAX_DECISIONS_PER_ROUND,
         )
@@ -193,22 +231,36 @@ class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
         """The start of the game: a chance node (the first dealer)."""
         return KoiKoiState(self)
 
-    def state_from_position(self, text: str) -> KoiKoiState:
+    def state_from_position(
+        self, text: str, *, seed: int | None = None, rng: random.Random | None = None
+    ) -> KoiKoiState:
         """A state at a position (:mod:`koikoi.game.positions`): a full position as it
-        is, a view position with its hidden cards re-dealt at random. The game
-        ends at the round's settlement.
+        is, a view position with its hidden cards (the opponent's hand, the stock
+        order) re-dealt uniformly at random (:func:`~koikoi.game.views.determinize`).
+        The game ends at the round's settlement.
+
+        Args:
+            text: the position.
+            seed: seeds the re-deal of a view position: the same seed gives the
+                same deal.
+            rng: the generator of the re-deal instead (it advances); give
+                ``seed`` or ``rng``, not both. Neither: an unseeded deal.
 
         Raises:
-            InvalidInputError: a bad position, or ``episode="match"`` (a position
-                sets up a round, not the match before it).
+            InvalidInputError: a bad position, both ``seed`` and ``rng``, or
+                ``episode="match"`` (a position sets up a round, not the match
+                before it).
         """
+        if seed is not None and rng is not None:
+            raise InvalidInputError("give state_from_position a seed or an rng, not both")
         if self.settings.episode != "round":
             raise InvalidInputError(
                 "a position sets up one round: load the game with episode=round"
             )
         pos = parse_position(text, rules=self.rules)
         if pos.is_view:
-            rnd = determinize(PlayerView.from_position(pos), random.Random())
+            gen = rng if rng is not None else random.Random(seed)
+            rnd = determinize(PlayerView.from_position(pos), gen)
         else:
             rnd = Round.from_position(pos)
         start = self.rules.game.start_points
@@ -220,10 +272,23 @@ class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> KoiKoiObserver:
-        """The observer of both tensors and strings (the same for every observation type)."""
+        """The observer of tensors and strings for an observation type (see
+        :class:`KoiKoiObserver`); OpenSpiel asks for the information state with
+        ``perfect_recall=True`` and for the observation with ``perfect_recall=False``."""
         if params:
             raise InvalidInputError(f"the koikoi observer takes no parameters, not {params!r}")
-        return KoiKoiObserver()
+        return KoiKoiObserver(iig_obs_type)
+
+
+def _dealt_events(events: list[Event], decks: int) -> tuple[Event, ...]:
+    """``events`` up to the deal of deck number ``decks + 1`` (the filler deck: not a real deal)."""
+    seen = 0
+    for i, e in enumerate(events):
+        if e.kind == "round_start":
+            seen += 1
+            if seen > decks:
+                return tuple(events[:i])
+    return tuple(events)
 
 
 class _Core:
@@ -235,6 +300,7 @@ class _Core:
         "dealing",
         "decks",
         "first",
+        "history",
         "over",
         "partial",
         "returns",
@@ -255,6 +321,8 @@ class _Core:
         self.partial: list[int] = []
         self.actions: list[int] = []
         self.round: Round | None = None
+        self.history: tuple[Event, ...] = ()
+        """The episode's events before the current round's own log (``round.events``)."""
         self.dealing = True
         self.over = False
         self.standalone = False
@@ -271,12 +339,13 @@ class _Core:
         other.decks = self.decks[:]
         other.partial = self.partial[:]
         other.actions = self.actions[:]
-        other.round = self.round.clone() if self.round is not None else None
+        other.round = self.round.clone(events=True) if self.round is not None else None
         return other
 
     # ---------------------------------------------------------------- set-up
 
     def start_at(self, rnd: Round, scores: tuple[int, int], rounds: int) -> None:
+        rnd.events = []  # the history starts at the position
         self.round = rnd
         self.scores = scores
         self.rounds = rounds
@@ -321,9 +390,10 @@ class _Core:
             raise RuntimeError("a deck was dealt before the first dealer")
         seed = _dealer_seeds(settings.rules)[self.first]
         decks = [list(d) for d in self.decks] + [list(FILLER)]
-        m = Match(settings.rules, seed=seed, decks=decks, events=False)
+        m = Match(settings.rules, seed=seed, decks=decks, events=True)
         for a in self.actions:
             m.apply(a)
+        self.history = _dealt_events(m.events, len(self.decks))
         self.scores = (m.scores[0], m.scores[1])
         self.settlements = tuple(m.settlements)
         self.round_number = m.round_number
@@ -340,6 +410,7 @@ class _Core:
         else:
             self.dealing = False
             self.round = m.round.clone()
+            self.round.events = []  # its events so far are in the history
 
     def finish(self, returns: tuple[float, float]) -> None:
         self.over = True
@@ -397,6 +468,13 @@ class _Core:
             f"match={a}/{b} last={how} returns={r0:g}/{r1:g}"
         )
 
+    def events(self) -> tuple[Event, ...]:
+        """Every event of the episode so far (hidden ones included: filter them)."""
+        rnd = self.round
+        if rnd is None or not rnd.events:
+            return self.history
+        return self.history + tuple(rnd.events)
+
     # ------------------------------------------------------------ re-dealing
 
     def resampled(self, player: int, rng: random.Random) -> _Core | None:
@@ -411,6 +489,7 @@ class _Core:
             dealt = determinize(view, rng)
             other = self.__deepcopy__({})
             if self.standalone:
+                dealt.events = list(rnd.events or ())  # plays and draws: public
                 other.round = dealt
                 return other
             other.decks[-1] = self._redeck(dealt, opp)
@@ -526,25 +605,206 @@ class KoiKoiState(pyspiel.State):  # type: ignore[misc]
         return position(core.round, match_scores=core.scores, rounds=core.rounds)
 
 
-class KoiKoiObserver:
-    """Tensors and strings for one player (OpenSpiel's PyObserver interface)."""
+_PRIVATE = pyspiel.PrivateInfoType
+_HAND: Final = SEGMENTS["hand"]
+_UNSEEN: Final = SEGMENTS["unseen"]
 
-    def __init__(self) -> None:
-        self.tensor: npt.NDArray[np.float32] = np.zeros(SIZE, dtype=np.float32)
-        self.dict = {"observation": self.tensor}
+
+def _check_player(state: KoiKoiState, player: int) -> None:
+    """OpenSpiel's check: an observation is of player 0 or 1, never of chance or the end."""
+    if not 0 <= int(player) < 2:
+        raise pyspiel.SpielError(
+            f"an observation is of player 0 or 1, not {int(player)} "
+            f"(chance is {int(pyspiel.PlayerId.CHANCE)}, "
+            f"the end {int(pyspiel.PlayerId.TERMINAL)}); "
+            f"the player to act is {state.current_player()}"
+        )
+
+
+def _cards(mask: int) -> str:
+    return ",".join(format_cards(mask).split()) or "-"
+
+
+def _months(mask: int) -> str:
+    return ",".join(str(m + 1) for m in range(12) if mask >> (4 * m) & 1) or "-"
+
+
+def public_text(view: PlayerView) -> str:
+    """What both players see of a round, in the same words for both (seat 0 first)."""
+    a, b = view.match_scores
+    last = "-" if view.last_improver is None else str(view.last_improver)
+    drawn = CODES[view.drawn] if view.drawn >= 0 else "-"
+    return (
+        f"{view.rules.name} round={view.round_number}/{view.rounds} month={view.month} "
+        f"dealer={view.dealer} leader={view.leader} current={view.current} "
+        f"phase={view.phase.name.lower()} field={_cards(view.field)} "
+        f"piles={_cards(view.piles[0])}/{_cards(view.piles[1])} "
+        f"hands={view.hand_counts[0]}/{view.hand_counts[1]} stock={view.stock_count} "
+        f"drawn={drawn} yaku={view.round_scores[0]}/{view.round_scores[1]} "
+        f"koikoi={view.koikoi_calls[0]}/{view.koikoi_calls[1]} "
+        f"called={view.called_scores[0]}/{view.called_scores[1]} last={last} "
+        f"declined={_months(view.declined[0])}/{_months(view.declined[1])} match={a}/{b}"
+    )
+
+
+def public_encoding(view: PlayerView) -> npt.NDArray[np.float32]:
+    """:func:`~koikoi.kernel.encoding.encode` of seat 0's ``view`` with its private part
+    removed: the hand plane zeroed, and ``unseen`` every card that is not face up (both
+    hands and the stock). The same for both players."""
+    x = encode(view)
+    x[_HAND.offset : _HAND.offset + _HAND.size] = 0.0
+    drawn = (1 << view.drawn) if view.drawn >= 0 else 0
+    hidden = FULL_DECK & ~(view.field | view.piles[0] | view.piles[1] | drawn)
+    x[_UNSEEN.offset : _UNSEEN.offset + _UNSEEN.size] = [hidden >> c & 1 for c in range(DECK)]
+    return x
+
+
+def _event_text(e: Event) -> str:
+    if e.kind == "first_dealer":  # its draws are the stand-in seed's, not chance's
+        return json.dumps({"type": e.kind, "player": e.player}, separators=(",", ":"))
+    return json.dumps(e.to_dict(), separators=(",", ":"))
+
+
+def _write_history(events: tuple[Event, ...], out: npt.NDArray[np.float32]) -> None:
+    """The current round's turns into ``out`` (:data:`HISTORY_TURNS` x :data:`HISTORY_WIDTH`)."""
+    start = 0
+    for i, e in enumerate(events):
+        if e.kind == "round_start":
+            start = i + 1
+    turn = -1
+    for e in events[start:]:
+        if e.kind == "play":
+            turn += 1
+            if turn >= HISTORY_TURNS:  # pragma: no cover - a round has at most 16 turns
+                break
+            out[turn, 4 * DECK + 2 + int(e.player or 0)] = 1.0
+        if turn < 0:
+            continue
+        row = out[turn]
+        if e.kind == "play" and e.card is not None:
+            row[e.card] = 1.0
+            _bits(e.cards, row[DECK : 2 * DECK])
+        elif e.kind in ("draw", "take") and e.card is not None:
+            row[2 * DECK + e.card] = 1.0
+            _bits(e.cards, row[3 * DECK : 4 * DECK])
+        elif e.kind == "koikoi":
+            row[4 * DECK] = 1.0
+        elif e.kind == "stop":
+            row[4 * DECK + 1] = 1.0
+
+
+def _bits(mask: int, out: npt.NDArray[np.float32]) -> None:
+    for c in card_list(mask):
+        out[c] = 1.0
+
+
+class KoiKoiObserver:
+    """Tensors and strings for one player (OpenSpiel's PyObserver interface), for an
+    observation type (``pyspiel.IIGObservationType``; ``None``: OpenSpiel's default
+    observation, public and the player's own private information, no history).
+
+    The tensor is the concatenation of these pieces (``dict`` has each, reshaped):
+
+    * ``observation`` (public and single-player private information):
+      :func:`~koikoi.kernel.encoding.encode` of the player's view;
+    * ``public`` (public information without the player's own):
+      :func:`public_encoding`, the same for both players;
+    * ``private_hand`` (single-player private information only): the player's hand,
+      48 values; ``private_hands`` (all players' private information): both hands,
+      2 x 48;
+    * ``history`` (perfect recall, with public information): the current round's
+      turns in order, :data:`HISTORY_TURNS` x :data:`HISTORY_WIDTH`; earlier rounds
+      are summed up in the match part.
+
+    The string joins, with `` | ``, the view's position text (public and own
+    private information) or :func:`public_text` (public only), the hands the type
+    lets the player see, and with perfect recall ``history=`` every event of the
+    episode the type lets the player see, in order (JSON, as in records). While
+    cards are dealt and once the game is over, the public part is the game's summary
+    line and the tensor pieces other than the history are zeros.
+
+    Raises:
+        pyspiel.SpielError: for a player that is not 0 or 1 (chance, the end), as
+            OpenSpiel's own games do.
+    """
+
+    def __init__(self, iig_obs_type: Any = None) -> None:
+        kind = (
+            iig_obs_type
+            if iig_obs_type is not None
+            else pyspiel.IIGObservationType(perfect_recall=False)
+        )
+        self.public = bool(kind.public_info)
+        self.private = kind.private_info
+        self.perfect_recall = bool(kind.perfect_recall)
+        shapes: list[tuple[str, tuple[int, ...]]] = []
+        if self.public:
+            own = self.private == _PRIVATE.SINGLE_PLAYER
+            shapes.append(("observation" if own else "public", (SIZE,)))
+        if self.private == _PRIVATE.ALL_PLAYERS:
+            shapes.append(("private_hands", (2, DECK)))
+        elif self.private == _PRIVATE.SINGLE_PLAYER and not self.public:
+            shapes.append(("private_hand", (DECK,)))
+        if self.perfect_recall and self.public:
+            shapes.append(("history", (HISTORY_TURNS, HISTORY_WIDTH)))
+        total = sum(int(np.prod(shape)) for _, shape in shapes)
+        self.tensor: npt.NDArray[np.float32] = np.zeros(total, dtype=np.float32)
+        self.dict: dict[str, npt.NDArray[np.float32]] = {}
+        offset = 0
+        for name, shape in shapes:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[offset : offset + size].reshape(shape)
+            offset += size
+
+    def _visible(self, e: Event, player: int) -> bool:
+        if e.private_to is None:
+            return self.public
+        if self.private == _PRIVATE.ALL_PLAYERS:
+            return e.private_to in (0, 1)
+        return self.private == _PRIVATE.SINGLE_PLAYER and e.private_to == player
 
     def set_from(self, state: KoiKoiState, player: int) -> None:
+        _check_player(state, player)
         core = state._core
+        self.tensor.fill(0.0)
         if core.dealing or core.round is None:
-            self.tensor.fill(0.0)
-        else:
-            self.tensor[:] = encode(core.view(player))
+            return
+        pieces = self.dict
+        if "observation" in pieces:
+            pieces["observation"][:] = encode(core.view(player))
+        if "public" in pieces:
+            pieces["public"][:] = public_encoding(core.view(0))
+        rnd = core.round
+        if "private_hands" in pieces:
+            for p in (0, 1):
+                _bits(rnd.hands[p], pieces["private_hands"][p])
+        if "private_hand" in pieces:
+            _bits(rnd.hands[player], pieces["private_hand"])
+        if "history" in pieces:
+            _write_history(core.events(), pieces["history"])
 
     def string_from(self, state: KoiKoiState, player: int) -> str:
+        _check_player(state, player)
         core = state._core
+        parts: list[str] = []
         if core.dealing or core.over or core.round is None:
-            return core.public_string()
-        return info_state_string(core.view(player))
+            if self.public:
+                parts.append(core.public_string())
+        else:
+            rnd = core.round
+            if self.public and self.private == _PRIVATE.SINGLE_PLAYER:
+                parts.append(info_state_string(core.view(player)))
+            else:
+                if self.public:
+                    parts.append(public_text(core.view(0)))
+                if self.private == _PRIVATE.ALL_PLAYERS:
+                    parts.append(f"hands={_cards(rnd.hands[0])}/{_cards(rnd.hands[1])}")
+                elif self.private == _PRIVATE.SINGLE_PLAYER:
+                    parts.append(f"hand={_cards(rnd.hands[player])}")
+        if self.perfect_recall:
+            seen = [_event_text(e) for e in core.events() if self._visible(e, player)]
+            parts.append("history=" + " ".join(seen))
+        return " | ".join(parts)
 
 
 pyspiel.register_game(GAME_TYPE, KoiKoiGame)

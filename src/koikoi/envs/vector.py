@@ -40,6 +40,7 @@ hands. The observation's match part is that of a match at the rules'
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -64,7 +65,18 @@ MAX_LEGAL: Final = 128
 
 @functools.cache
 def _impl() -> Any:
-    """The compiled module, or None when numba (or numpy) cannot be imported."""
+    """The compiled module, or None when numba (or numpy) cannot be imported.
+
+    Says so on stderr, in one line, the first time a process loads it: numba
+    compiles the kernel on the first run (about 45 s) and loads its cache after.
+    """
+    if "koikoi.kernel.batch" not in sys.modules:
+        print(
+            "koikoi: loading the compiled simulator (numba compiles it on the first run, "
+            "about 45 s; later runs load the cache)",
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         from koikoi.kernel import batch
     except ImportError:
