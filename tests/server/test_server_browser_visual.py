@@ -158,7 +158,14 @@ def changed_share(a: Any, b: Any) -> float:
 def test_the_screen_looks_as_its_baseline(
     server: Any, browser: Any, screen: str, size: str
 ) -> None:
-    p = Page(browser, full_page=False, reduced_motion="reduce", locale="en-GB", **SIZES[size])
+    p = Page(
+        browser,
+        full_page=False,
+        reduced_motion="reduce",
+        locale="en-GB",
+        bypass_csp=True,  # for the style that stills the page
+        **SIZES[size],
+    )
     SCREENS[screen](p, server.base)
     _settle(p.page)
     png = p.page.screenshot(full_page=False)
