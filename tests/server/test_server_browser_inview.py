@@ -237,3 +237,15 @@ def test_the_hinted_card_stands_out_from_the_other_playable_cards(
     assert styles[1] is not None and styles[0] != styles[1], styles
     assert "156, 255, 138" in styles[0]  # the hint's green
     p.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_new_game_form_s_start_button_is_in_view(
+    server: ThreadServer, browser: Any, size: str
+) -> None:
+    """The first screen: Learn to play and Start are in the window without scrolling."""
+    p = Page(browser, full_page=False, reduced_motion="reduce", **SIZES[size])
+    p.page.goto(f"{server.base}/")
+    p.page.wait_for_selector("#agent option", state="attached")
+    assert out_of_view(p.page, ["#learn-btn", "#start", "#agent"]) == []
+    p.close()
