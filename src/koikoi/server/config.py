@@ -63,6 +63,17 @@ class ServerConfig:
     ai_timeout: float = 30.0
     """Seconds one AI decision may take; then its worker is replaced and the players
     get an error (reconnecting retries the move)."""
+    ai_seconds_per_minute: float = 30.0
+    """Seconds of AI worker time (moves and hints) one client address may use a minute;
+    beyond it its searches are cut to :attr:`ai_slice` and it waits behind the
+    addresses within theirs (:class:`~.aipool.AIScheduler`). One game against the
+    expert, with hints, uses about 10 to 20."""
+    ai_seconds_burst: float = 10.0
+    """Seconds of that budget an address may save up (and spend at once)."""
+    ai_slice: float = 0.25
+    """Seconds a search may take when its address is over its budget, or while another
+    address within its budget waits for a worker: what one address can make another
+    wait for each worker."""
     ai_in_process: bool = False
     """Make the AI decisions in threads of the server process instead (tests)."""
     lease_seconds: float = 5.0
@@ -112,6 +123,9 @@ ENV_FIELDS: Final = (
     "max_rooms",
     "ai_workers",
     "ai_timeout",
+    "ai_seconds_per_minute",
+    "ai_seconds_burst",
+    "ai_slice",
     "lease_seconds",
     "http_rate",
     "http_burst",

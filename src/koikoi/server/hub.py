@@ -44,7 +44,7 @@ from koikoi.server.aipool import AIPool, AIUnavailable, Decision, Rating, decisi
 from koikoi.server.cluster import Cluster
 from koikoi.server.config import ServerConfig
 from koikoi.server.connections import Connection, ConnectionRefused, LiveRoom, Submission
-from koikoi.server.limits import BucketsByKey
+from koikoi.server.limits import BucketsByKey, SecondsBudget
 from koikoi.server.logs import LOGGER_NAME, LogThrottle, log_event
 from koikoi.server.metrics import Metrics
 from koikoi.server.protocol import (
@@ -141,6 +141,8 @@ class Hub:
             rules=[get_rules("nintendo")],
             timeout=self.config.ai_timeout,
             in_process=self.config.ai_in_process,
+            budget=SecondsBudget(self.config.ai_seconds_per_minute, self.config.ai_seconds_burst),
+            slice=self.config.ai_slice,
         )
         """Where the search AIs' decisions and the hints are made (by worker processes
         that load their agents at start-up)."""
