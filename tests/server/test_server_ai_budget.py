@@ -266,6 +266,7 @@ def test_a_pool_cuts_the_search_of_an_address_over_its_budget() -> None:
     clock = Clock()
     budget = SecondsBudget(30.0, clock=clock)
     budget.charge("10.0.0.9", 1000.0)
+    before = budget.balance("10.0.0.9")
     match = Match(get_rules("nintendo"), seed=3)
     d = Decision.of("mcts:time=600,rollouts=1", view_of(match, match.current), 7)
 
@@ -281,4 +282,4 @@ def test_a_pool_cuts_the_search_of_an_address_over_its_budget() -> None:
         assert pool.counts["capped"] == 1 and pool.counts["timeouts"] == 0
 
     asyncio.run(main())
-    assert budget.balance("10.0.0.9") < -1000.0 + 1.0  # charged what it used
+    assert budget.balance("10.0.0.9") < before < 0  # charged what it used
