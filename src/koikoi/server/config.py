@@ -54,6 +54,17 @@ class ServerConfig:
     max_ai_games_per_address: int = 8
     """Unfinished games against the AI that one client address may have in memory at
     once; one more is ``rate_limited``."""
+    abandoned_after: float = 120.0
+    """Seconds after its last action (or its player's leaving) after which an AI game
+    with no player connected stops counting against
+    :attr:`max_ai_games_per_address` (it stays in memory until :attr:`idle_seconds`)."""
+    outage_poll: float = 1.0
+    """Seconds between two checks of a database that stopped answering; when it
+    answers again every client is sent the current state and the hellos that failed
+    are answered."""
+    outage_hello_wait: float = 120.0
+    """Seconds a connection whose ``hello`` failed on the database waits for it to
+    answer again; then it is closed (1013, counted ``closed_hello_failed``)."""
     finished_grace: float = 60.0
     """Seconds a finished game stays in memory after its last activity when no client
     is connected (it is reloaded from storage for late spectators and records)."""
@@ -118,6 +129,9 @@ ENV_FIELDS: Final = (
     "max_unauthenticated_per_address",
     "hello_timeout",
     "max_ai_games_per_address",
+    "abandoned_after",
+    "outage_poll",
+    "outage_hello_wait",
     "finished_grace",
     "idle_seconds",
     "max_rooms",
