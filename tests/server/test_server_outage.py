@@ -4,6 +4,7 @@ current state without reconnecting, and the AI-game cap counts only games in pla
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -133,3 +134,11 @@ def test_a_client_that_only_waits_after_an_outage_is_brought_back(
             nxt = ws.recv_type("state", timeout=10)
         assert nxt["seq"] == refused[0] + 1 or nxt["view"]["current"] == game["seat"]
     assert refused and hub.metrics.counters["database_recoveries"] == 1
+
+
+def test_metrics_say_which_worker_answered(client: TestClient) -> None:
+    """Under ``--workers N`` each process counts its own figures: ``/metrics`` says whose."""
+    text = client.get("/metrics").text
+    assert f'koikoi_worker_info{{pid="{os.getpid()}"}} 1\n' in text
+    data = client.get("/metrics", headers={"accept": "application/json"}).json()
+    assert data["worker"] == {"pid": str(os.getpid())}

@@ -308,13 +308,15 @@ async def metrics(request: Request) -> Response:
     ``Accept: application/json``."""
     hub = _hub(request)
     health = hub.health()
+    worker = hub.metrics.worker(hub.cluster.node if hub.cluster is not None else None)
     if "application/json" in request.headers.get("accept", ""):
         data = hub.metrics.snapshot()
         data.update(health)
+        data["worker"] = worker
         return _ok(data)
     gauges = {name: (float(health[key]), text) for key, (name, text) in _GAUGES.items()}
     return Response(
-        hub.metrics.prometheus(gauges),
+        hub.metrics.prometheus(gauges, worker),
         media_type="text/plain; version=0.0.4",
         headers={"cache-control": "no-store"},
     )

@@ -81,10 +81,11 @@ class ServerConfig:
     expert, with hints, uses about 10 to 20."""
     ai_seconds_burst: float = 10.0
     """Seconds of that budget an address may save up (and spend at once)."""
-    ai_slice: float = 0.25
+    ai_slice: float = 0.1
     """Seconds a search may take when its address is over its budget, or while another
     address within its budget waits for a worker: what one address can make another
-    wait for each worker."""
+    wait for each worker, for each of its AI's decisions (a reply is often two or
+    three)."""
     ai_in_process: bool = False
     """Make the AI decisions in threads of the server process instead (tests)."""
     lease_seconds: float = 5.0
