@@ -40,13 +40,14 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
+import math
 import multiprocessing
 import multiprocessing.connection
 import os
 import random
 import signal
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Self, TypeVar
 
@@ -54,20 +55,25 @@ import anyio
 import anyio.to_thread
 
 from koikoi.agents import Agent, make_agent
-from koikoi.agents.base import ActionValue
+from koikoi.agents.base import ActionValue, parse_agent_spec
+from koikoi.agents.expert import EXPERT_TIME, LEVELS
+from koikoi.agents.mcts import DEFAULT_TIME as MCTS_TIME
 from koikoi.features.opponents import hint_values, preload_agent
 from koikoi.game.errors import KoiKoiError
 from koikoi.game.rules import Rules
 from koikoi.game.views import PlayerView
+from koikoi.server.limits import SecondsBudget
 from koikoi.server.logs import LOGGER_NAME, log_event
 
 __all__ = [
     "AIPool",
+    "AIScheduler",
     "AIUnavailable",
     "Decision",
     "FairQueue",
     "Rating",
     "SeatTask",
+    "capped_spec",
     "decision_seed",
     "default_workers",
 ]
@@ -133,6 +139,14 @@ class SeatTask:
             ValueError: ``view`` is a spectator's or not the seat's turn.
         """
         return cls(agent, _own(view), seed)
+
+    def capped(self, seconds: float | None) -> Self:
+        """The same task with its search limited to ``seconds`` (:func:`capped_spec`;
+        None: unchanged)."""
+        if seconds is None:
+            return self
+        spec = capped_spec(self.agent, seconds)
+        return self if spec == self.agent else dataclasses.replace(self, agent=spec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +226,8 @@ class FairQueue(Generic[T]):
         self._groups: collections.OrderedDict[str, collections.OrderedDict[str, T]]
         self._groups = collections.OrderedDict()
         self._group_of: dict[str, str] = {}
+        self._front: set[str] = set()
+        """Groups with a retry waiting (served before any other)."""
 
     def __len__(self) -> int:
         return len(self._group_of)
@@ -242,17 +258,40 @@ class FairQueue(Generic[T]):
         if first:
             self._groups.move_to_end(key, last=False)
             games.move_to_end(game, last=False)
+            self._front.add(key)
 
-    def pop(self) -> tuple[str, T]:
-        """The next game and its item: the first game of the first group, whose group
-        then goes to the back.
+    @property
+    def waiting_groups(self) -> tuple[str, ...]:
+        """The groups with a game waiting, in turn order."""
+        return tuple(self._groups)
+
+    def next_group(self, priority: Callable[[str], float] | None = None) -> str:
+        """The group whose game :meth:`pop` takes next: one with a retry waiting, else
+        the group of highest ``priority`` (group -> number; ties in turn), else the
+        first in turn.
 
         Raises:
             IndexError: nothing is waiting.
         """
         if not self._groups:
             raise IndexError("pop from an empty FairQueue")
-        key, games = next(iter(self._groups.items()))
+        for key in self._groups:
+            if key in self._front:
+                return key
+        if priority is None:
+            return next(iter(self._groups))
+        return max(self._groups, key=priority)  # the first of the highest: in turn
+
+    def pop(self, priority: Callable[[str], float] | None = None) -> tuple[str, T]:
+        """The next game and its item: the first game of :meth:`next_group`, whose group
+        then goes to the back.
+
+        Raises:
+            IndexError: nothing is waiting.
+        """
+        key = self.next_group(priority)
+        self._front.discard(key)
+        games = self._groups[key]
         game, item = games.popitem(last=False)
         del self._group_of[game]
         if games:
@@ -270,7 +309,128 @@ class FairQueue(Generic[T]):
         item = games.pop(game)
         if not games:
             del self._groups[key]
+            self._front.discard(key)
         return item
+
+    def group_of(self, game: str) -> str | None:
+        """The group ``game`` waits in (its own id for a game queued without one)."""
+        return self._group_of.get(game)
+
+
+class AIScheduler(Generic[T]):
+    """Which waiting AI task a free worker takes next, and how long it may search.
+
+    A :class:`FairQueue` ordered by the :class:`~.limits.SecondsBudget` of each group
+    (client address): the groups within their budget first, the one that used the
+    workers least lately first (an address with nothing queued lately goes before
+    those that keep the workers busy), then the groups over their budget, in turn.
+
+    A search is *capped* at ``slice`` seconds (:func:`capped_spec`) when its group is
+    over its budget, or when another group within its budget is waiting: a worker is
+    then never held long by one address while another waits, so an address's AI
+    answers stay fast however busy the others keep the workers. Pure: no I/O, and
+    the budget's clock is injected.
+
+    >>> now = [0.0]
+    >>> budget = SecondsBudget(per_minute=30.0, burst=5.0, clock=lambda: now[0])
+    >>> scheduler = AIScheduler[str](budget, slice=0.25)
+    >>> budget.charge("attacker", 20.0)
+    >>> scheduler.push("a1", "a1", group="attacker")
+    >>> scheduler.push("v1", "v1", group="victim")
+    >>> scheduler.pop()  # the victim first, searching as long as it likes
+    ('v1', 'v1', None)
+    >>> scheduler.pop()  # the attacker, over its budget: a short search
+    ('a1', 'a1', 0.25)
+
+    Raises:
+        ValueError: ``slice`` is not positive.
+    """
+
+    def __init__(self, budget: SecondsBudget | None, slice: float = 0.25) -> None:
+        if not slice > 0:
+            raise ValueError(f"the AI time slice must be a positive number, not {slice!r}")
+        self.budget = budget
+        self.slice = slice
+        self.queue: FairQueue[T] = FairQueue()
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def push(self, game: str, item: T, *, group: str | None = None, first: bool = False) -> None:
+        """As :meth:`FairQueue.push`."""
+        self.queue.push(game, item, group=group, first=first)
+
+    def remove(self, game: str) -> T | None:
+        """As :meth:`FairQueue.remove`."""
+        return self.queue.remove(game)
+
+    def pop(self) -> tuple[str, T, float | None]:
+        """The next game, its item, and the seconds its search may take (None: as long
+        as its agent likes).
+
+        Raises:
+            IndexError: nothing is waiting.
+        """
+        budget = self.budget
+        if budget is None:
+            game, item = self.queue.pop()
+            return game, item, None
+
+        def priority(group: str) -> float:
+            if not budget.within(group):
+                return -math.inf  # over budget: all alike, in turn
+            return -budget.recent(group)
+
+        key = self.queue.next_group(priority)
+        others = [g for g in self.queue.waiting_groups if g != key and budget.within(g)]
+        cap = self.slice if others or not budget.within(key) else None
+        game, item = self.queue.pop(priority)
+        return game, item, cap
+
+    def charge(self, group: str, seconds: float) -> None:
+        """``group`` used a worker for ``seconds``."""
+        if self.budget is not None:
+            self.budget.charge(group, seconds)
+
+
+def capped_spec(spec: str, seconds: float) -> str:
+    """``spec`` with its search limited to ``seconds``: a time-bound search (the expert,
+    ``mcts:time=T``, the levels that are the expert) gets ``time=seconds`` if it would
+    think longer; any other spec is returned as it is.
+
+    >>> capped_spec("expert", 0.25), capped_spec("level:7", 0.5), capped_spec("greedy", 0.1)
+    ('expert:time=0.25', 'level:7', 'greedy')
+    >>> capped_spec("mcts:time=2,rollouts=1", 0.25), capped_spec("mcts:iterations=200", 0.1)
+    ('mcts:time=0.25,rollouts=1', 'mcts:iterations=200')
+    """
+    try:
+        kind, params, rest = parse_agent_spec(spec)
+    except KoiKoiError:
+        return spec
+    if kind == "level":
+        text = rest.strip()
+        if not text.isdigit() or not 1 <= int(text) <= len(LEVELS):
+            return spec
+        level = LEVELS[int(text) - 1]
+        if level.temperature:
+            return spec
+        capped = capped_spec(level.spec, seconds)
+        return spec if capped == level.spec else capped
+    if kind not in ("expert", "mcts"):
+        return spec
+    if "time" in params:
+        try:
+            limit = float(params["time"])
+        except ValueError:
+            return spec
+    elif "iterations" in params:
+        return spec  # bound by its iterations, not by time
+    else:
+        limit = EXPERT_TIME if kind == "expert" else MCTS_TIME
+    if limit <= seconds:
+        return spec
+    params["time"] = f"{seconds:g}"
+    return f"{kind}:" + ",".join(f"{k}={v}" for k, v in params.items())
 
 
 # --------------------------------------------------------------------- workers
@@ -470,6 +630,10 @@ class AIPool:
         retries: how many times a decision is retried on a new worker when its worker
             dies.
         in_process: run the decisions in threads of this process instead (tests).
+        budget: the workers' seconds each group (client address) may use; None: no
+            budget, the groups simply take turns (:class:`AIScheduler`).
+        slice: seconds a search may take when its group is over its budget or another
+            group within its budget waits.
     """
 
     def __init__(
@@ -481,6 +645,8 @@ class AIPool:
         timeout: float = 30.0,
         retries: int = 1,
         in_process: bool = False,
+        budget: SecondsBudget | None = None,
+        slice: float = 0.25,
     ) -> None:
         if workers < 1:
             raise ValueError(f"an AI pool needs at least one worker, not {workers}")
@@ -496,7 +662,7 @@ class AIPool:
         self._limiter = anyio.CapacityLimiter(2 * workers + 2)
         """Threads waiting on the workers' pipes (one per worker, and replacements)."""
         self._workers: list[_Worker] = []
-        self._queue: FairQueue[_Job] = FairQueue()
+        self._queue: AIScheduler[_Job] = AIScheduler(budget, slice)
         self._jobs: dict[str, _Job] = {}
         """Game -> its decision in flight (queued or running)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -507,7 +673,8 @@ class AIPool:
         self._started = False
         self._ready = asyncio.Event()
         self.counts: collections.Counter[str] = collections.Counter()
-        """``decisions``, ``retries``, ``timeouts``, ``failures``, ``restarts``."""
+        """``decisions``, ``retries``, ``timeouts``, ``failures``, ``restarts``,
+        ``capped`` (searches cut to the slice)."""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -542,7 +709,7 @@ class AIPool:
             return
         self._closed = True
         while len(self._queue):
-            _, job = self._queue.pop()
+            _, job, _ = self._queue.pop()
             self._fail(job, AIUnavailable("the server is stopping"))
         workers, self._workers = self._workers, []
         if workers:
@@ -616,7 +783,7 @@ class AIPool:
     def _give_up(self, reason: str) -> None:
         self._broken = reason
         while len(self._queue):
-            _, job = self._queue.pop()
+            _, job, _ = self._queue.pop()
             self._fail(job, AIUnavailable(reason))
         self._ready.set()
 
@@ -691,13 +858,16 @@ class AIPool:
             if not len(self._queue):
                 return
             if worker.ready and not worker.busy and not worker.dead:
-                game, job = self._queue.pop()
+                game, job, cap = self._queue.pop()
                 worker.busy = True
-                self._track(self._run(worker, game, job))
+                if cap is not None:
+                    self.counts["capped"] += 1
+                self._track(self._run(worker, game, job, cap))
 
-    async def _run(self, worker: _Worker, game: str, job: _Job) -> None:
+    async def _run(self, worker: _Worker, game: str, job: _Job, cap: float | None) -> None:
+        started = time.monotonic()
         try:
-            result = await worker.call(job.request, job.timeout)
+            result = await worker.call(job.request.capped(cap), job.timeout)
         except _Crashed:
             if self._closed or worker.dead:
                 self._finish(game, job, error=AIUnavailable("the server is stopping"))
@@ -737,6 +907,7 @@ class AIPool:
             self.counts["decisions"] += 1
             self._finish(game, job, result=result)
         finally:
+            self._queue.charge(job.group or game, time.monotonic() - started)
             self._dispatch()
 
     def _finish(
@@ -778,5 +949,5 @@ class AIPool:
             "ai_workers_ready": sum(w.ready for w in live),
             "ai_workers_busy": sum(w.busy for w in live),
             "ai_queue": len(self._queue),
-            "ai_queue_groups": self._queue.groups,
+            "ai_queue_groups": self._queue.queue.groups,
         }

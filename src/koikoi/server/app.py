@@ -330,13 +330,15 @@ async def metrics(request: Request) -> Response:
     ``Accept: application/json``."""
     hub = _hub(request)
     health = hub.health()
+    worker = hub.metrics.worker(hub.cluster.node if hub.cluster is not None else None)
     if "application/json" in request.headers.get("accept", ""):
         data = hub.metrics.snapshot()
         data.update(health)
+        data["worker"] = worker
         return _ok(data)
     gauges = {name: (float(health[key]), text) for key, (name, text) in _GAUGES.items()}
     return Response(
-        hub.metrics.prometheus(gauges),
+        hub.metrics.prometheus(gauges, worker),
         media_type="text/plain; version=0.0.4",
         headers={"cache-control": "no-store"},
     )
@@ -780,13 +782,22 @@ async def _receive(websocket: WebSocket, conn: Connection, hub: Hub) -> None:
     deadline = time.monotonic() + config.hello_timeout
     while not conn.closed:
         if conn.live is None:
+            failed = hub.hello_waiting_since(conn)  # its hello waits for the database
+            if failed is not None:
+                deadline = max(deadline, failed + config.outage_hello_wait)
             try:
                 message = await asyncio.wait_for(
                     websocket.receive(), max(0.0, deadline - time.monotonic())
                 )
             except TimeoutError:
-                reason = f"no hello within {config.hello_timeout:g} s"
-                _refuse_frame(hub, conn, 4408, reason, "hello_timeout")
+                if conn.live is not None:  # answered meanwhile: the database is back
+                    continue
+                if hub.hello_waiting_since(conn) is not None:
+                    reason = "the database is not answering; reconnect later"
+                    _refuse_frame(hub, conn, 1013, reason, "hello_failed")
+                else:
+                    reason = f"no hello within {config.hello_timeout:g} s"
+                    _refuse_frame(hub, conn, 4408, reason, "hello_timeout")
                 return
         else:
             message = await websocket.receive()

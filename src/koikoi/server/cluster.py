@@ -306,6 +306,7 @@ class Cluster:
         except ProtocolError:
             raise
         except Exception as exc:
+            self.host.database_failed()  # its clients are brought back when it answers
             raise ProtocolError(
                 "server_error", "the database is not answering; try again in a moment"
             ) from exc

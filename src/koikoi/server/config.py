@@ -55,6 +55,17 @@ class ServerConfig:
     max_ai_games_per_address: int = 8
     """Unfinished games against the AI that one client address may have in memory at
     once; one more is ``rate_limited``."""
+    abandoned_after: float = 120.0
+    """Seconds after its last action (or its player's leaving) after which an AI game
+    with no player connected stops counting against
+    :attr:`max_ai_games_per_address` (it stays in memory until :attr:`idle_seconds`)."""
+    outage_poll: float = 1.0
+    """Seconds between two checks of a database that stopped answering; when it
+    answers again every client is sent the current state and the hellos that failed
+    are answered."""
+    outage_hello_wait: float = 120.0
+    """Seconds a connection whose ``hello`` failed on the database waits for it to
+    answer again; then it is closed (1013, counted ``closed_hello_failed``)."""
     finished_grace: float = 60.0
     """Seconds a finished game stays in memory after its last activity when no client
     is connected (it is reloaded from storage for late spectators and records)."""
@@ -64,6 +75,18 @@ class ServerConfig:
     ai_timeout: float = 30.0
     """Seconds one AI decision may take; then its worker is replaced and the players
     get an error (reconnecting retries the move)."""
+    ai_seconds_per_minute: float = 30.0
+    """Seconds of AI worker time (moves and hints) one client address may use a minute;
+    beyond it its searches are cut to :attr:`ai_slice` and it waits behind the
+    addresses within theirs (:class:`~.aipool.AIScheduler`). One game against the
+    expert, with hints, uses about 10 to 20."""
+    ai_seconds_burst: float = 10.0
+    """Seconds of that budget an address may save up (and spend at once)."""
+    ai_slice: float = 0.1
+    """Seconds a search may take when its address is over its budget, or while another
+    address within its budget waits for a worker: what one address can make another
+    wait for each worker, for each of its AI's decisions (a reply is often two or
+    three)."""
     ai_in_process: bool = False
     """Make the AI decisions in threads of the server process instead (tests)."""
     header_timeout: float = 10.0
@@ -123,11 +146,17 @@ ENV_FIELDS: Final = (
     "max_unauthenticated_per_address",
     "hello_timeout",
     "max_ai_games_per_address",
+    "abandoned_after",
+    "outage_poll",
+    "outage_hello_wait",
     "finished_grace",
     "idle_seconds",
     "max_rooms",
     "ai_workers",
     "ai_timeout",
+    "ai_seconds_per_minute",
+    "ai_seconds_burst",
+    "ai_slice",
     "lease_seconds",
     "header_timeout",
     "body_timeout",

@@ -64,3 +64,7 @@ class ClusterHost(Protocol):
     def seat_claimed(self, live: LiveRoom, seat: int, name: str, digest: str) -> None:
         """A seat's invite was claimed on another node: update the room."""
         ...
+
+    def database_failed(self) -> None:
+        """The database did not answer: the host brings its clients back when it does."""
+        ...

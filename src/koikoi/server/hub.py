@@ -45,7 +45,7 @@ from koikoi.server.aipool import AIPool, AIUnavailable, Decision, Rating, decisi
 from koikoi.server.cluster import Cluster
 from koikoi.server.config import ServerConfig
 from koikoi.server.connections import Connection, ConnectionRefused, LiveRoom, Submission
-from koikoi.server.limits import BucketsByKey
+from koikoi.server.limits import BucketsByKey, SecondsBudget
 from koikoi.server.logs import LOGGER_NAME, LogThrottle, log_event
 from koikoi.server.metrics import Metrics
 from koikoi.server.protocol import (
@@ -142,11 +142,19 @@ class Hub:
             rules=[get_rules("nintendo")],
             timeout=self.config.ai_timeout,
             in_process=self.config.ai_in_process,
+            budget=SecondsBudget(self.config.ai_seconds_per_minute, self.config.ai_seconds_burst),
+            slice=self.config.ai_slice,
         )
         """Where the search AIs' decisions and the hints are made (by worker processes
         that load their agents at start-up)."""
         self.cluster: Cluster | None = None
         """On PostgreSQL, this process as a node of a cluster (leases, forwarding)."""
+        self._outage: asyncio.Task[None] | None = None
+        """Watches a database that stopped answering (:meth:`database_failed`)."""
+        self._waiting_hellos: dict[Connection, tuple[Hello, float]] = {}
+        """Connections whose hello failed on the database -> the hello and when it first
+        failed: answered when the database answers again."""
+        self._background: set[asyncio.Task[Any]] = set()
 
     # ----------------------------------------------------------- lifecycle
 
@@ -200,6 +208,8 @@ class Hub:
         self._closing = True
         if self._janitor is not None:
             self._janitor.cancel()
+        if self._outage is not None:
+            self._outage.cancel()
         if self.cluster is not None:
             self.cluster.abort_forwarding()
         for live in list(self.rooms.values()):
@@ -222,7 +232,69 @@ class Hub:
             return await run_storage(fn, *args, limiter=self._db_limiter)
         except ProtocolError:
             self.metrics.count("database_errors")
+            self.database_failed()
             raise
+
+    # ------------------------------------------------------------ outages
+
+    def database_failed(self) -> None:
+        """The database did not answer: check it every :attr:`ServerConfig.outage_poll`
+        seconds until it does, then bring every client back (:meth:`_recovered`)."""
+        if self._closing or (self._outage is not None and not self._outage.done()):
+            return
+        self.metrics.count("database_outages")
+        self._outage = asyncio.create_task(self._watch_database(), name="koikoi-outage")
+
+    async def _watch_database(self) -> None:
+        started = time.monotonic()
+        while not self._closing:
+            await asyncio.sleep(self.config.outage_poll)
+            try:
+                ok = await anyio.to_thread.run_sync(self.storage.ping)
+            except Exception:
+                ok = False
+            if ok:
+                log_event(
+                    log,
+                    "database answers again",
+                    logging.WARNING,
+                    seconds=round(time.monotonic() - started, 1),
+                    waiting_hellos=len(self._waiting_hellos),
+                )
+                self._recovered()
+                return
+
+    def _recovered(self) -> None:
+        """After an outage: every connection of a game in memory gets the current state
+        (whatever it missed, or the same state again: a client that only waited after an
+        error plays on), the AI moves where it is to, and the hellos that failed are
+        answered."""
+        self.metrics.count("database_recoveries")
+        for live in list(self.rooms.values()):
+            if self.cluster is not None and self.cluster.follows(live.room.id):
+                continue  # its owner brings it back
+            if live.conns:
+                self.broadcast(live)
+            self.kick_ai(live)
+        for conn, (msg, _) in list(self._waiting_hellos.items()):
+            task = asyncio.create_task(self._retry_hello(conn, msg))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _retry_hello(self, conn: Connection, msg: Hello) -> None:
+        if conn.closed or conn.live is not None:
+            self._waiting_hellos.pop(conn, None)
+            return
+        try:
+            await self.hello(conn, msg)
+        except ProtocolError as exc:
+            conn.send(exc.to_message())
+
+    def hello_waiting_since(self, conn: Connection) -> float | None:
+        """When ``conn``'s hello first failed on the database (None: it did not, or it
+        was answered since): it waits for the database, not for a hello."""
+        waiting = self._waiting_hellos.get(conn)
+        return None if waiting is None else waiting[1]
 
     async def _run_guarded(self, work: Coroutine[Any, Any, T]) -> T:
         """Run ``work`` to completion even if the caller is cancelled (writes finish).
@@ -285,7 +357,7 @@ class Hub:
             cap = self.config.max_ai_games_per_address
             # A tutorial's opponent is cheap (greedy, one round): like a game between
             # friends it does not count against the cap, so starting over always works.
-            if not tutorial and len(self._ai_games.get(client, ())) >= cap:
+            if not tutorial and self.ai_games_counted(client) >= cap:
                 self.metrics.count("ai_games_refused")
                 raise ProtocolError(
                     "rate_limited",
@@ -379,6 +451,25 @@ class Hub:
             if seat.token_hash is not None:
                 self._tokens[seat.token_hash] = (room.id, i)
         self._tokens[room.watch_hash] = (room.id, None)
+
+    def ai_games_counted(self, client: str, now: float | None = None) -> int:
+        """The unfinished AI games of address ``client`` that count against
+        :attr:`ServerConfig.max_ai_games_per_address`: those with a player connected
+        (here or on another process) or an action or a departure in the last
+        :attr:`ServerConfig.abandoned_after` seconds; abandoned ones do not."""
+        now = time.monotonic() if now is None else now
+        counted = 0
+        for game_id in self._ai_games.get(client, ()):
+            live = self.rooms.get(game_id)
+            if live is None:
+                continue
+            if (
+                any(c.seat is not None for c in live.conns)
+                or (self.cluster is not None and self.cluster.remote_players(game_id))
+                or now - live.last_active < self.config.abandoned_after
+            ):
+                counted += 1
+        return counted
 
     def _release_ai_slot(self, live: LiveRoom) -> None:
         """The game stops counting against its creator's address."""
@@ -619,6 +710,10 @@ class Hub:
             live, seat = await self.locate(msg.token)
         except ProtocolError as exc:
             exc.ref = msg.ref
+            if exc.code == "server_error" and not conn.closed:
+                # Answered when the database answers again (not timed out as no hello).
+                since = self.hello_waiting_since(conn)
+                self._waiting_hellos[conn] = (msg, time.monotonic() if since is None else since)
             if exc.code == "unknown_token":
                 conn.unknown_tokens += 1
                 if conn.unknown_tokens >= self.config.max_unknown_tokens:
@@ -629,6 +724,7 @@ class Hub:
             return
         if self.cluster is not None and self.cluster.follows(live.room.id):
             await self.cluster.catch_up(live)  # whatever the owner stored so far
+        self._waiting_hellos.pop(conn, None)
         async with live.lock:
             room = live.room
             conn.live, conn.seat = live, seat
@@ -656,6 +752,7 @@ class Hub:
             return
         conn.detached = True
         live = conn.live
+        self._waiting_hellos.pop(conn, None)
         conn.close()
         if conn in self.connections:
             self.connections.discard(conn)
@@ -720,6 +817,7 @@ class Hub:
                     error=type(exc).__name__,
                 )
                 # Memory and storage may disagree now: reload the game on next use.
+                self.database_failed()
                 self._unregister(live)
                 for c in list(live.conns):
                     c.send({"type": "error", "code": "server_error", "message": "reconnect"})
@@ -863,6 +961,8 @@ class Hub:
                     log_event(
                         log, "AI action refused", logging.WARNING, game=room.id, code=exc.code
                     )
+                    if exc.code == "server_error":  # the AI moves when the database is back
+                        self.database_failed()
                     return
         except asyncio.CancelledError:
             raise

@@ -1,12 +1,15 @@
 """Rate and connection limits: a token bucket, one bucket per key (a client address),
-the budget of open client connections (:class:`ConnectionBudget`), and the size and
-time limits of request bodies (:class:`RequestBodyLimits`, ASGI middleware)."""
+a budget of seconds per key (:class:`SecondsBudget`: the AI workers' time an address
+may use), the budget of open client connections (:class:`ConnectionBudget`), and the
+size and time limits of request bodies (:class:`RequestBodyLimits`, ASGI middleware)."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import math
 import time
+from collections.abc import Callable
 from typing import Any, Final
 
 from koikoi.server.protocol import encode, error_message
@@ -18,6 +21,7 @@ __all__ = [
     "BucketsByKey",
     "ConnectionBudget",
     "RequestBodyLimits",
+    "SecondsBudget",
     "TokenBucket",
     "default_connection_budget",
 ]
@@ -314,3 +318,82 @@ async def _refuse(scope: Scope, send: Send, refused: _BodyRefused) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+class SecondsBudget:
+    """Seconds of a shared resource (the AI workers) that each key (a client address)
+    may use: ``per_minute`` seconds a minute, of which up to ``burst`` can be saved up.
+
+    A key is charged after the fact, with the seconds it really used, so its balance
+    may go below zero (a debt, paid off as time passes); a key is *within* its budget
+    while its balance is positive. A new key starts with a full balance. Its
+    :meth:`recent` use (the seconds it used, fading over a minute) says who has used
+    least lately. ``clock`` (seconds, monotonic) is injected by tests.
+
+    >>> now = [0.0]
+    >>> budget = SecondsBudget(per_minute=30.0, burst=10.0, clock=lambda: now[0])
+    >>> budget.charge("a", 12.0)
+    >>> budget.within("a"), budget.balance("a"), budget.within("b")
+    (False, -2.0, True)
+    >>> now[0] = 60.0  # a minute later: 30 s more, but no more than the burst
+    >>> budget.balance("a")
+    10.0
+
+    Raises:
+        ValueError: ``per_minute`` or ``burst`` is not positive.
+    """
+
+    def __init__(
+        self,
+        per_minute: float,
+        burst: float | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        keep: int = 10_000,
+    ) -> None:
+        burst = per_minute if burst is None else burst
+        if not per_minute > 0 or not burst > 0:
+            raise ValueError(
+                f"an AI time budget needs positive seconds a minute and burst, not "
+                f"{per_minute!r} and {burst!r}"
+            )
+        self.per_minute = per_minute
+        self.burst = burst
+        self.keep = keep
+        self._clock = clock
+        self._balances: collections.OrderedDict[str, tuple[float, float, float]]
+        self._balances = collections.OrderedDict()
+        """Key -> (balance, recent use, when they were last brought up to date)."""
+
+    def _now(self, key: str) -> tuple[float, float]:
+        entry = self._balances.get(key)
+        if entry is None:
+            return self.burst, 0.0
+        balance, used, updated = entry
+        elapsed = max(0.0, self._clock() - updated)
+        return (
+            min(self.burst, balance + elapsed * self.per_minute / 60.0),
+            used * math.exp(-elapsed / 60.0),
+        )
+
+    def balance(self, key: str) -> float:
+        """The seconds ``key`` may still use now (negative: a debt)."""
+        return self._now(key)[0]
+
+    def recent(self, key: str) -> float:
+        """The seconds ``key`` used lately: each charge fades by a factor e a minute."""
+        return self._now(key)[1]
+
+    def within(self, key: str) -> bool:
+        """Whether ``key`` has seconds left."""
+        return self.balance(key) > 0
+
+    def charge(self, key: str, seconds: float) -> None:
+        """``key`` used ``seconds`` (the least recently charged keys beyond ``keep`` are
+        forgotten: they start afresh)."""
+        balance, used = self._now(key)
+        seconds = max(0.0, seconds)
+        self._balances[key] = (balance - seconds, used + seconds, self._clock())
+        self._balances.move_to_end(key)
+        if len(self._balances) > self.keep:
+            self._balances.popitem(last=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -38,6 +39,15 @@ class Metrics:
     def count(self, name: str, n: int = 1) -> None:
         self.counters[name] += n
 
+    @staticmethod
+    def worker(node: str | None = None) -> dict[str, str]:
+        """Which server process answers: its process id, and its cluster node id on
+        PostgreSQL (under ``--workers N`` each process counts only its own figures)."""
+        out = {"pid": str(os.getpid())}
+        if node is not None:
+            out["node"] = node
+        return out
+
     def snapshot(self) -> dict[str, Any]:
         """The counters and the latency quantiles (milliseconds), for ``/healthz``."""
         data = sorted(self.latencies)
@@ -58,9 +68,12 @@ class Metrics:
             "counters": dict(self.counters),
         }
 
-    def prometheus(self, gauges: Mapping[str, tuple[float, str]]) -> str:
-        """The metrics in Prometheus' text format (version 0.0.4): ``gauges`` (name ->
-        (value, help), each ``koikoi_<name>``), the counters as
+    def prometheus(
+        self, gauges: Mapping[str, tuple[float, str]], worker: Mapping[str, str] | None = None
+    ) -> str:
+        """The metrics in Prometheus' text format (version 0.0.4): ``worker`` (which
+        process answers, :meth:`worker`) as ``koikoi_worker_info{pid=...}``, ``gauges``
+        (name -> (value, help), each ``koikoi_<name>``), the counters as
         ``koikoi_events_total{event=...}``, the action latency as a summary, uptime and
         CPU time."""
         lines: list[str] = []
@@ -68,6 +81,11 @@ class Metrics:
         def family(name: str, kind: str, help_text: str) -> None:
             lines.append(f"# HELP {name} {help_text}")
             lines.append(f"# TYPE {name} {kind}")
+
+        info = self.worker() if worker is None else dict(worker)
+        family("koikoi_worker_info", "gauge", "the server process that answered (1)")
+        labels = ",".join(f'{k}="{v}"' for k, v in sorted(info.items()))
+        lines.append(f"koikoi_worker_info{{{labels}}} 1")
 
         for key, (value, help_text) in gauges.items():
             name = f"koikoi_{key}"
