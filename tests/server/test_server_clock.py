@@ -88,7 +88,7 @@ def test_a_rated_game_abandoned_by_one_player_is_rated_as_a_loss_for_that_player
     live = hub.rooms[game]
     mover = live.room.match.current
     # The player to move opens the game, then closes it and never comes back.
-    ws, ctx = connect(client, tokens[mover], "leaver")
+    _ws, ctx = connect(client, tokens[mover], "leaver")
     ctx.__exit__(None, None, None)
     clock.now += hub.config.turn_seconds - 1
     assert expire(client) == 0 and not live.room.is_over  # not yet
@@ -218,7 +218,7 @@ def test_the_setting_from_the_environment_and_the_command_line(
     assert ServerConfig().turn_seconds == 90.0
     assert ServerConfig.from_env({"KOIKOI_TURN_SECONDS": "0"}).turn_seconds == 0.0
     assert ServerConfig.from_env({"KOIKOI_TURN_SECONDS": "45"}).turn_seconds == 45.0
-    with pytest.raises(ValueError, match="KOIKOI_TURN_SECONDS must be 0 .off. or a positive"):
+    with pytest.raises(ValueError, match=r"KOIKOI_TURN_SECONDS must be 0 \(off\) or a positive"):
         ServerConfig.from_env({"KOIKOI_TURN_SECONDS": "-1"})
     from koikoi.cli import build_parser
     from koikoi.cli.serve import ServeError, _config
@@ -227,7 +227,7 @@ def test_the_setting_from_the_environment_and_the_command_line(
     assert isinstance(args, argparse.Namespace)
     assert _config(args).turn_seconds == 30.0
     assert _config(build_parser().parse_args(["serve", "--turn-seconds", "0"])).turn_seconds == 0
-    with pytest.raises(ServeError, match="--turn-seconds must be 0 .off. or a positive number"):
+    with pytest.raises(ServeError, match=r"--turn-seconds must be 0 \(off\) or a positive number"):
         _config(build_parser().parse_args(["serve", "--turn-seconds", "-5"]))
 
 
