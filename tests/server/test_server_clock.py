@@ -128,6 +128,9 @@ def test_expiry_ends_the_game_on_both_pages_and_records_the_forfeit(
     record = load_record(text.text)
     assert record.forfeit == {"player": mover, "reason": "time"}
     assert record.finished and record.winner == 1 - mover
+    replay = client.post(f"/api/games/{game}/replay", json={"token": tokens[0]})
+    assert replay.status_code == 200, replay.text  # a forfeited game replays too
+    assert replay.json()["winner"] == 1 - mover
     for _, ctx in socks.values():
         ctx.__exit__(None, None, None)
     # The room leaves memory as finished games do, and comes back forfeited.
