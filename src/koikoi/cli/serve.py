@@ -86,6 +86,13 @@ _LIMITS: tuple[tuple[str, type[int] | type[float], float, str], ...] = (
     ("--message-rate", float, 10.0, "WebSocket messages per second on one connection"),
     ("--message-burst", float, 30.0, "WebSocket messages one connection may send at once"),
     (
+        "--turn-seconds",
+        float,
+        90.0,
+        "seconds each decision of a quick match from the lobby may take before the "
+        "player forfeits; 0: no turn clock",
+    ),
+    (
         "--lease-seconds",
         float,
         5.0,
@@ -158,7 +165,7 @@ def register(subparsers: Any) -> None:
 
 def _config(args: argparse.Namespace) -> Any:
     """The server settings: the environment's ``KOIKOI_*`` limits, then the flags given."""
-    from koikoi.server.config import ServerConfig
+    from koikoi.server.config import OFF_AT_ZERO, ServerConfig
 
     given: dict[str, Any] = {}
     for flag, _, _, _ in _LIMITS:
@@ -166,7 +173,10 @@ def _config(args: argparse.Namespace) -> Any:
         value = getattr(args, name, None)
         if value is None:
             continue
-        if not value > 0:
+        if name in OFF_AT_ZERO:
+            if not value >= 0:
+                raise ServeError(f"{flag} must be 0 (off) or a positive number, not {value:g}")
+        elif not value > 0:
             raise ServeError(f"{flag} must be a positive number, not {value:g}")
         given[name] = value
     try:

@@ -52,6 +52,7 @@ from koikoi.game.scoring import Settlement
 from koikoi.game.views import PlayerView, view_of_round
 
 __all__ = [
+    "FORFEIT_REASONS",
     "FORMAT",
     "IDENTITY_KINDS",
     "READ_VERSIONS",
@@ -75,6 +76,9 @@ VERSION: Final = 2
 READ_VERSIONS: Final = (1, 2)
 """The record versions this module reads: a version 1 record's identities are
 worked out from its names (:meth:`Identity.from_name`)."""
+FORFEIT_REASONS: Final = ("time",)
+"""Why a match can end by forfeit: ``"time"``, the player's clock ran out (a player
+who left the table forfeits that way too)."""
 IDENTITY_KINDS: Final = ("you", "ai", "person", "guest")
 """Who a player can be: the local player, an AI, a person who gave a name, a person
 who gave none (a guest)."""
@@ -216,6 +220,9 @@ class GameRecord:
         meta: free-form data (agents, seeds of a simulation, the koikoi version).
         identities: who the two players are (:class:`Identity`), which faces name in
             their language; worked out from ``players`` when not given.
+        forfeit: how the match ended when a player forfeited it before its last
+            round was played: ``{"player": p, "reason": "time"}`` (then ``finished``
+            is true and ``winner`` is the other player); ``None`` otherwise.
     """
 
     rules: dict[str, Any]
@@ -232,6 +239,7 @@ class GameRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     version: int = VERSION
     identities: list[Identity] = field(default_factory=list)
+    forfeit: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.identities:
@@ -248,6 +256,7 @@ class GameRecord:
         meta: Mapping[str, Any] | None = None,
         created: str | None = None,
         identities: Sequence[Identity] | None = None,
+        forfeit: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """The record of ``match`` (finished or not).
 
@@ -263,10 +272,14 @@ class GameRecord:
             created: the creation time (default: now, UTC, ISO 8601).
             identities: who the two players are (default: worked out from the
                 names, :meth:`Identity.from_name`).
+            forfeit: ``{"player": p, "reason": r}`` when player ``p`` forfeited the
+                unfinished match (:data:`FORFEIT_REASONS`): the record is finished and
+                the other player wins.
 
         Raises:
-            InvalidInputError: if ``players`` is not two non-empty names, or
-                ``identities`` not two identities.
+            InvalidInputError: if ``players`` is not two non-empty names,
+                ``identities`` not two identities, or ``forfeit`` not a forfeit of
+                an unfinished match.
             RecordError: if the match cannot be recorded (its seed does not
                 reproduce its deals, or its first dealer is unknown).
         """
@@ -281,6 +294,14 @@ class GameRecord:
             names = ["player 0", "player 1"]
         if len(names) != 2 or not all(isinstance(n, str) and n.strip() for n in names):
             raise InvalidInputError(f"players must be two non-empty names, not {names!r}")
+        lost = None
+        if forfeit is not None:
+            try:
+                lost = _forfeit_from(dict(forfeit), "forfeit")
+            except RecordError as exc:
+                raise InvalidInputError(str(exc)) from None
+            if match.is_over:
+                raise InvalidInputError("forfeit: the match is over already: nobody can forfeit it")
         first = _first_dealer_of(match)
         deals = [[CODES[c] for c in deck] for deck in match.deals]
         record = cls(
@@ -292,11 +313,12 @@ class GameRecord:
             actions=[],
             settlements=[s.to_dict() for s in match.settlements],
             scores=list(match.scores),
-            winner=match.winner,
-            finished=match.is_over,
+            winner=match.winner if lost is None else 1 - int(lost["player"]),
+            finished=match.is_over or lost is not None,
             created=created if created is not None else _now(),
             meta={"koikoi": __version__, **(dict(meta) if meta else {})},
             identities=who or [],
+            forfeit=lost,
         )
         record.actions = _annotate_actions(match, record)
         return record
@@ -319,6 +341,7 @@ class GameRecord:
             "scores": list(self.scores),
             "winner": self.winner,
             "finished": self.finished,
+            **({"forfeit": dict(self.forfeit)} if self.forfeit is not None else {}),
             "created": self.created,
             "meta": self.meta,
         }
@@ -746,7 +769,12 @@ class _Replayer:
 
     def _check_end(self, match: Match, chance: _Chance, total: int) -> None:
         record = self.record
-        if record.finished and not match.is_over:
+        if record.forfeit is not None:
+            if match.is_over:
+                raise RecordError(
+                    "the record says the match ended by forfeit but the replay ends it in play"
+                )
+        elif record.finished and not match.is_over:
             raise RecordError(
                 f"the record ends after {total} actions but the match is not over: round "
                 f"{match.round_number} waits for player {match.current}"
@@ -764,10 +792,11 @@ class _Replayer:
                 f"final scores differ: recorded {list(record.scores)}, replay gives "
                 f"{list(match.scores)}"
             )
-        if record.winner != match.winner:
+        winner = match.winner if record.forfeit is None else 1 - int(record.forfeit["player"])
+        if record.winner != winner:
             raise RecordError(
                 f"winner differs: recorded {record.player_name(record.winner)}, replay gives "
-                f"{record.player_name(match.winner)}"
+                f"{record.player_name(winner)}"
             )
 
 
@@ -918,6 +947,9 @@ def record_from_dict(data: Any, *, where: str = "record") -> GameRecord:
         raise RecordError(f"{where}: finished must be true or false, not {finished!r}")
     created = _get(data, "created", str, where)
     meta = _get(data, "meta", dict, where)
+    forfeit = _forfeit_from(data["forfeit"], where) if data.get("forfeit") is not None else None
+    if forfeit is not None and not finished:
+        raise RecordError(f"{where}: a match that ended by forfeit must be finished")
     return GameRecord(
         rules=rules,
         seed=seed,
@@ -933,7 +965,26 @@ def record_from_dict(data: Any, *, where: str = "record") -> GameRecord:
         meta=meta,
         version=version,
         identities=identities,
+        forfeit=forfeit,
     )
+
+
+def _forfeit_from(data: Any, where: str) -> dict[str, Any]:
+    """A record's ``forfeit`` object, checked: ``player`` 0 or 1, ``reason`` one of
+    :data:`FORFEIT_REASONS`, nothing else."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: forfeit must be an object or null, not {data!r}")
+    extra = sorted(set(data) - {"player", "reason"})
+    if extra:
+        raise RecordError(f"{where}: forfeit has unknown key {extra[0]!r}: allowed player, reason")
+    player, reason = data.get("player"), data.get("reason")
+    if player not in (0, 1) or isinstance(player, bool):
+        raise RecordError(f"{where}: forfeit player must be 0 or 1, not {player!r}")
+    if reason not in FORFEIT_REASONS:
+        raise RecordError(
+            f"{where}: forfeit reason must be one of {', '.join(FORFEIT_REASONS)}, not {reason!r}"
+        )
+    return {"player": player, "reason": reason}
 
 
 def _identities(data: list[Any], where: str) -> list[Identity]:

@@ -611,6 +611,15 @@ class Cluster:
         for node in owned.followers:
             self._send(node_channel(node), msg)
 
+    def forfeited(self, live: LiveRoom, seat: int, reason: str) -> None:
+        """The owner ended the game by forfeit (a turn clock ran out): tell the followers."""
+        owned = self.owned.get(live.room.id)
+        if owned is None:
+            return
+        msg = {"k": "lost", "g": live.room.id, "s": seat, "r": reason}
+        for node in owned.followers:
+            self._send(node_channel(node), msg)
+
     def seat_claimed(self, game_id: str, seat: int, name: str, digest: str) -> None:
         """An invite was claimed here: every node with the game updates its seat."""
         self._send(
@@ -854,6 +863,11 @@ class Cluster:
             state = self.following.get(game_id)
             if live is not None and state is not None and str(msg["p"]) != self.node:
                 await self._recheck(live, state)
+        elif kind == "lost":  # the owner forfeited a player's game (its clock ran out)
+            state = self.following.get(game_id)
+            if live is not None and state is not None:
+                async with live.lock:
+                    self.host.forfeited(live, int(msg["s"]), str(msg["r"]))
         elif kind == "seat" and live is not None and str(msg["p"]) != self.node:
             self.host.seat_claimed(live, int(msg["i"]), str(msg["n"]), str(msg["h"]))
 

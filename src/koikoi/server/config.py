@@ -13,7 +13,7 @@ from koikoi.features.opponents import HINT_SPEC
 from koikoi.server.aipool import default_workers
 from koikoi.server.limits import default_connection_budget
 
-__all__ = ["ENV_FIELDS", "ServerConfig"]
+__all__ = ["ENV_FIELDS", "OFF_AT_ZERO", "ServerConfig"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +104,11 @@ class ServerConfig:
     three quarters of its limit of open files (``RLIMIT_NOFILE``). From three quarters
     of it in use, an address that holds 8 connections gets no more, so that new
     addresses still find room (``koikoi serve`` only)."""
+    turn_seconds: float = 90.0
+    """The turn clock of quick matches from the lobby (the games that may be rated):
+    seconds each decision may take, counted from when it became the player's, whether
+    they are connected or not; when it runs out the player forfeits the match. 0: no
+    clock. Games against the AI and between friends have none."""
     lease_seconds: float = 5.0
     """On PostgreSQL: how long a game's lease lasts without renewal, that is how long
     its games wait after a server process died before another takes them over
@@ -118,7 +123,8 @@ class ServerConfig:
         2.5
 
         Raises:
-            ValueError: a variable that is not a positive number, naming it.
+            ValueError: a variable that is not a positive number (or 0, for the fields of
+                :data:`OFF_AT_ZERO`), naming it.
         """
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
@@ -133,7 +139,12 @@ class ServerConfig:
                 value = kind(text)
             except ValueError:
                 value = -1
-            if not value > 0:
+            if name in OFF_AT_ZERO:
+                if not value >= 0:
+                    raise ValueError(
+                        f"{var} must be 0 (off) or a positive {kind.__name__}, not {text!r}"
+                    )
+            elif not value > 0:
                 raise ValueError(f"{var} must be a positive {kind.__name__}, not {text!r}")
             values[name] = value
         values.update(overrides)
@@ -166,5 +177,8 @@ ENV_FIELDS: Final = (
     "http_burst",
     "message_rate",
     "message_burst",
+    "turn_seconds",
 )
 """The :class:`ServerConfig` fields :meth:`ServerConfig.from_env` reads from ``KOIKOI_<FIELD>``."""
+OFF_AT_ZERO: Final = frozenset({"turn_seconds"})
+"""The fields of :data:`ENV_FIELDS` that 0 turns off (the others must be positive)."""

@@ -61,6 +61,10 @@ class ClusterHost(Protocol):
         """Forget a room (its clients are closed with ``reason`` and may reconnect)."""
         ...
 
+    def forfeited(self, live: LiveRoom, seat: int, reason: str) -> None:
+        """The owner ended the game by forfeit (``seat`` lost): update the replica."""
+        ...
+
     def seat_claimed(self, live: LiveRoom, seat: int, name: str, digest: str) -> None:
         """A seat's invite was claimed on another node: update the room."""
         ...

@@ -18,6 +18,12 @@ on demand). The search AIs' moves and the hints are made by the worker processes
 of :class:`~.aipool.AIPool`, in turn across games and client addresses; only the
 cheap AIs (:data:`~.rooms.FAST_AGENTS`) play on the event loop. On PostgreSQL
 the hub is the :class:`~.host.ClusterHost` of its :class:`~.cluster.Cluster` node.
+
+Quick matches from the lobby have a turn clock (:attr:`ServerConfig.turn_seconds` per
+decision, kept by the :class:`~.rooms.Room`): the process that owns the game checks
+the deadlines every second (:meth:`Hub.expire_clocks`) and a player whose clock ran
+out forfeits the match (:meth:`Hub.forfeit`), which is stored, rated and told to
+every page like any other result.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from koikoi.server.protocol import (
 from koikoi.server.records import build_record, record_of, replay_frames
 from koikoi.server.rooms import (
     FAST_AGENTS,
+    Forfeit,
     Room,
     SeatInfo,
     agent_name,
@@ -106,9 +113,19 @@ def guarded(
 class Hub:
     """Rooms, connections and storage of one server process."""
 
-    def __init__(self, storage: Storage, config: ServerConfig | None = None) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        config: ServerConfig | None = None,
+        *,
+        now: Callable[[], float] | None = None,
+    ) -> None:
         self.storage = storage
         self.config = config or ServerConfig()
+        self.now: Callable[[], float] = now or time.time
+        """The turn clocks' time source (Unix seconds; tests put a fake one here)."""
+        self._clocked: dict[str, LiveRoom] = {}
+        """The rooms in memory that have a turn clock."""
         self.metrics = Metrics()
         self.rooms: dict[str, LiveRoom] = {}
         self._tokens: dict[str, tuple[str, int | None]] = {}
@@ -130,6 +147,7 @@ class Hub:
         self._idle.set()
         self._closing = False
         self._janitor: asyncio.Task[None] | None = None
+        self._clock_task: asyncio.Task[None] | None = None
         self.available_agents = self._probe_agents()
         make_agent(self.config.hint_agent)  # a bad spec fails here, naming what is allowed
         self._hint_source = self.config.hint_agent
@@ -194,6 +212,7 @@ class Hub:
             self.cluster = Cluster(self, self.storage.url, self.config.lease_seconds)
             await self.cluster.start()
         self._janitor = asyncio.create_task(self._janitor_loop(), name="koikoi-janitor")
+        self._clock_task = asyncio.create_task(self._clock_loop(), name="koikoi-clock")
         log_event(
             log,
             "server started",
@@ -210,6 +229,8 @@ class Hub:
             self._janitor.cancel()
         if self._outage is not None:
             self._outage.cancel()
+        if self._clock_task is not None:
+            self._clock_task.cancel()
         if self.cluster is not None:
             self.cluster.abort_forwarding()
         for live in list(self.rooms.values()):
@@ -338,9 +359,12 @@ class Hub:
             raise ProtocolError("rules", "the house rules nest too deeply") from None
         return rules
 
-    async def create_game(self, req: NewGameRequest, client: str = "") -> dict[str, Any]:
+    async def create_game(
+        self, req: NewGameRequest, client: str = "", *, turn_seconds: float = 0.0
+    ) -> dict[str, Any]:
         """Create a game for the client at address ``client``; returns the creator's
-        seat token (and invite and watch tokens)."""
+        seat token (and invite and watch tokens). ``turn_seconds``: the game's turn
+        clock (the lobby's quick matches; 0: none)."""
         if self._closing:
             raise ProtocolError("server_error", "the server is shutting down")
         tutorial = req.mode == "tutorial"
@@ -390,6 +414,8 @@ class Hub:
                 seed=seed,
                 seats=[self._seat_info(s) for s in seats],
                 watch_hash=token_hash(watch),
+                turn_seconds=turn_seconds,
+                clock=self._clock,
             )
         except RuntimeError as exc:  # e.g. redeal rules that redeal (almost) every deal
             raise ProtocolError("rules", f"these rules cannot deal a round: {exc}") from None
@@ -403,6 +429,7 @@ class Hub:
                 seed=seed,
                 watch_hash=room.watch_hash,
                 seats=(seats[0], seats[1]),
+                turn_seconds=turn_seconds,
             ),
         )
         if self.cluster is not None:
@@ -447,6 +474,8 @@ class Hub:
     def _register(self, live: LiveRoom) -> None:
         room = live.room
         self.rooms[room.id] = live
+        if room.turn_seconds > 0:
+            self._clocked[room.id] = live
         for i, seat in enumerate(room.seats):
             if seat.token_hash is not None:
                 self._tokens[seat.token_hash] = (room.id, i)
@@ -486,6 +515,7 @@ class Hub:
         if self.rooms.get(room.id) is not live:
             return  # already replaced by a reloaded copy, which keeps the tokens
         del self.rooms[room.id]
+        self._clocked.pop(room.id, None)
         for seat in room.seats:
             if seat.token_hash is not None:
                 self._tokens.pop(seat.token_hash, None)
@@ -533,6 +563,7 @@ class Hub:
         info.invite_used = True
         info.name = name
         self._tokens[digest] = (live.room.id, seat)
+        live.room.restart_clock()  # both seats taken: the first decision is timed
         self._broadcast_players(live)
         # Play may start now: each connection's state says so (``open_seat``).
         self.broadcast(live)
@@ -586,6 +617,9 @@ class Hub:
                 watch_hash=data.watch_hash,
                 actions=data.actions,
                 created_at=data.created_at,
+                turn_seconds=data.turn_seconds,
+                clock=self._clock,
+                forfeit=None if data.forfeit is None else Forfeit(*data.forfeit),
             )
             live = LiveRoom(room, finished_stored=data.status == "finished")
             self._register(live)
@@ -878,11 +912,13 @@ class Hub:
 
     async def _store_finished(self, live: LiveRoom) -> None:
         room = live.room
+        lost = room.forfeited
         record = build_record(
             room.match,
             game_id=room.id,
             mode=room.mode,
             players=[s.public() for s in room.seats],
+            forfeit=None if lost is None else lost.to_dict(),
         )
         try:
             await self._db(
@@ -890,7 +926,8 @@ class Hub:
                 room.id,
                 record,
                 list(room.match.scores),
-                room.match.winner,
+                room.winner,
+                None if lost is None else (lost.seat, lost.reason),
             )
         except ProtocolError:  # the actions are stored: the record can be rebuilt
             log_event(log, "record not stored", logging.WARNING, game=room.id)
@@ -903,8 +940,69 @@ class Hub:
             game=room.id,
             actions=room.seq,
             scores=list(room.match.scores),
-            winner=room.match.winner,
+            winner=room.winner,
+            forfeit=None if lost is None else lost.seat,
         )
+
+    # ---------------------------------------------------------- turn clock
+
+    def _clock(self) -> float:
+        """The rooms' time source: :attr:`now`, read at each use (tests replace it)."""
+        return self.now()
+
+    async def _clock_loop(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                await self.expire_clocks()
+            except Exception:  # a failed forfeit is retried on the next tick
+                log.exception("turn clock check failed")
+
+    async def expire_clocks(self) -> int:
+        """Forfeit every game owned here whose running turn clock has run out (the
+        clock's seat loses the match). Returns how many games were forfeited."""
+        done = 0
+        for live in list(self._clocked.values()):
+            seat = live.room.expired()
+            if seat is None or self._closing:
+                continue
+            if self.cluster is not None and self.cluster.follows(live.room.id):
+                continue  # the owner's clock decides
+            if await self.forfeit(live, seat):
+                done += 1
+        return done
+
+    @guarded
+    async def forfeit(self, live: LiveRoom, seat: int, reason: str = "time") -> bool:
+        """``seat`` forfeits the match if its clock has still run out (under the room's
+        lock: a move that came first wins): the other player wins; the result is stored
+        (and rated) and every page is told. Returns whether it forfeited."""
+        async with live.lock:
+            room = live.room
+            if self.rooms.get(room.id) is not live or room.expired() != seat:
+                return False
+            room.forfeit(seat, reason)
+            live.last_active = time.monotonic()
+            if live.ai_task is not None and not live.ai_task.done():
+                live.ai_task.cancel()
+            log_event(log, "game forfeited", game=room.id, seat=seat, reason=reason)
+            self.metrics.count("forfeits")
+            if self.cluster is not None:
+                self.cluster.forfeited(live, seat, reason)
+            self.broadcast(live)
+            self._release_ai_slot(live)
+            await self._store_finished(live)
+        return True
+
+    def forfeited(self, live: LiveRoom, seat: int, reason: str) -> None:
+        """The owner (another process) forfeited ``seat``'s game: the replica here ends
+        the match too and tells its clients."""
+        room = live.room
+        if room.is_over:
+            return
+        room.forfeit(seat, reason)
+        live.finished_stored = True  # the owner stored the result
+        self.broadcast(live)
 
     # ----------------------------------------------------------------- AI
 
@@ -1056,7 +1154,14 @@ class Hub:
             raise ProtocolError("not_finished", "the replay is available when the match is over")
         room = live.room
         players = [s.public() for s in room.seats]
-        record = record_of(room.match, game_id=game_id, mode=room.mode, players=players)
+        lost = room.forfeited
+        record = record_of(
+            room.match,
+            game_id=game_id,
+            mode=room.mode,
+            players=players,
+            forfeit=None if lost is None else lost.to_dict(),
+        )
         data = await anyio.to_thread.run_sync(
             functools.partial(replay_frames, record, lang=lang), limiter=self._ai_limiter
         )
@@ -1088,6 +1193,10 @@ class Hub:
                 or (self.cluster is not None and self.cluster.remote_clients(live.room.id))
                 or live.lock.locked()
                 or (live.ai_task is not None and not live.ai_task.done())
+                or (  # a turn clock runs here: it will end the game
+                    live.room.deadline is not None
+                    and not (self.cluster is not None and self.cluster.follows(live.room.id))
+                )
             )
             if busy:
                 continue

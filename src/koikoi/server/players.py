@@ -770,6 +770,7 @@ class PlayerService:
                     seed=None,
                 ),
                 "lobby",
+                turn_seconds=self.hub.config.turn_seconds,  # abandoning costs the game
             )
             game = str(created["game"])
             await self._db(self.store.link, asked.partner_id, game, 0)

@@ -37,23 +37,35 @@ MAX_REPLAY_ACTIONS: Final = 20_000
 
 
 def record_of(
-    match: Match, *, game_id: str, mode: str, players: Sequence[dict[str, Any]]
+    match: Match,
+    *,
+    game_id: str,
+    mode: str,
+    players: Sequence[dict[str, Any]],
+    forfeit: dict[str, Any] | None = None,
 ) -> GameRecord:
     """The :class:`GameRecord` of a match of the web game: ``players`` are the seats'
     public data, stored as who they are (:func:`koikoi.features.names.seat_identity`:
-    an AI, a named person, or a guest tagged by the seat)."""
+    an AI, a named person, or a guest tagged by the seat); ``forfeit``
+    (``{"player", "reason"}``) when a player forfeited the match."""
     return GameRecord.from_match(
         match,
         identities=[seat_identity(i, dict(p)) for i, p in enumerate(players)],
         meta={"source": "koikoi serve", "game": game_id, "mode": mode},
+        forfeit=forfeit,
     )
 
 
 def build_record(
-    match: Match, *, game_id: str, mode: str, players: Sequence[dict[str, Any]]
+    match: Match,
+    *,
+    game_id: str,
+    mode: str,
+    players: Sequence[dict[str, Any]],
+    forfeit: dict[str, Any] | None = None,
 ) -> str:
     """The record of a match as JSON text (``koikoi.game.record`` format)."""
-    return record_of(match, game_id=game_id, mode=mode, players=players).to_json()
+    return record_of(match, game_id=game_id, mode=mode, players=players, forfeit=forfeit).to_json()
 
 
 def _frame(

@@ -43,6 +43,7 @@ from koikoi.server.protocol import AGENT_CHOICES, ProtocolError
 
 __all__ = [
     "FAST_AGENTS",
+    "Forfeit",
     "Room",
     "SeatInfo",
     "agent_name",
@@ -135,6 +136,19 @@ def agent_name(strength: str) -> str:
     return f"AI ({choice.level.title if choice is not None else strength})"
 
 
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """A match that ended by forfeit: ``seat`` lost it, for ``reason`` (``"time"``: its
+    clock ran out)."""
+
+    seat: int
+    reason: str = "time"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record's and the ``state`` message's form: ``{"player", "reason"}``."""
+        return {"player": self.seat, "reason": self.reason}
+
+
 @dataclass(slots=True)
 class SeatInfo:
     """One seat: a human (with a token once claimed) or an AI."""
@@ -169,6 +183,10 @@ class Room:
         seats: the two seats (index = player number).
         watch_hash: hash of the spectators' token.
         actions: action ids already played (a restart replays them).
+        turn_seconds: the turn clock: seconds each decision of a person may take,
+            counted from when it became theirs (0: no clock).
+        clock: the time source of the turn clock (seconds; tests inject one).
+        forfeit: how the stored match ended, if it ended by forfeit.
 
     Raises:
         RecordError: if stored actions do not replay.
@@ -186,6 +204,9 @@ class Room:
         actions: Iterable[int] = (),
         created_at: float | None = None,
         agent_factory: Callable[[str], Agent] | None = None,
+        turn_seconds: float = 0.0,
+        clock: Callable[[], float] = time.time,
+        forfeit: Forfeit | None = None,
     ) -> None:
         if len(seats) != 2:
             raise ValueError("a room has exactly two seats")
@@ -213,6 +234,14 @@ class Room:
         self._agents: dict[int, Agent] = {}
         self._cache_seq = -1
         self._cache: dict[str, Any] = {}
+        self.turn_seconds = turn_seconds
+        self._clock = clock
+        self.forfeited = forfeit
+        """How the match ended if a player forfeited it (None otherwise)."""
+        self.deadline: float | None = None
+        """When the running turn clock runs out (``clock()`` time), or None."""
+        self._clock_seq = -1
+        self.restart_clock()
 
     # ---------------------------------------------------------------- facts
 
@@ -228,7 +257,15 @@ class Room:
 
     @property
     def is_over(self) -> bool:
-        return self.match.is_over
+        """Whether the match is over: played to its end, or forfeited."""
+        return self.match.is_over or self.forfeited is not None
+
+    @property
+    def winner(self) -> int | None:
+        """The match winner (the other player after a forfeit; None: a draw or not over)."""
+        if self.forfeited is not None:
+            return 1 - self.forfeited.seat
+        return self.match.winner
 
     def seat_of_token_hash(self, digest: str) -> int | None:
         for i, seat in enumerate(self.seats):
@@ -251,7 +288,56 @@ class Room:
 
     def to_move(self) -> int | None:
         """The player to act, or None when the match is over."""
-        return None if self.match.is_over else self.match.current
+        return None if self.is_over else self.match.current
+
+    # ---------------------------------------------------------- turn clock
+
+    @property
+    def clock_seat(self) -> int | None:
+        """The seat whose turn clock runs now, or None (no clock, the match over, a seat
+        still waiting for its invited player, or an AI to move)."""
+        if self.turn_seconds <= 0 or self.is_over or self.open_seat is not None:
+            return None
+        p = self.match.current
+        return p if self.seats[p].kind == "human" else None
+
+    def restart_clock(self) -> None:
+        """Start the clock of a decision that has just become a person's (each action and
+        each claimed seat calls this); a decision already timed keeps its deadline."""
+        if self.clock_seat is None:
+            self.deadline = None
+            self._clock_seq = -1
+        elif self.deadline is None or self._clock_seq != self.seq:
+            self.deadline = self._clock() + self.turn_seconds
+            self._clock_seq = self.seq
+
+    def expired(self) -> int | None:
+        """The seat whose clock has run out (it forfeits the match), or None."""
+        seat = self.clock_seat
+        if seat is None or self.deadline is None or self._clock() < self.deadline:
+            return None
+        return seat
+
+    def forfeit(self, seat: int, reason: str = "time") -> None:
+        """End the match: ``seat`` forfeits it and the other player wins."""
+        if self.is_over:
+            raise ProtocolError("game_over", "the match is over: nobody can forfeit it")
+        self.forfeited = Forfeit(seat, reason)
+        self.deadline = None
+
+    def clock_message(self) -> dict[str, Any] | None:
+        """The ``clock`` of a ``state`` message: ``seat`` (whose clock runs), ``deadline``
+        (the server's time, Unix seconds), ``left`` (seconds left when it was sent) and
+        ``seconds`` (a decision's allowance); None when no clock runs."""
+        seat = self.clock_seat
+        if seat is None or self.deadline is None:
+            return None
+        return {
+            "seat": seat,
+            "deadline": round(self.deadline, 3),
+            "left": round(max(0.0, self.deadline - self._clock()), 3),
+            "seconds": self.turn_seconds,
+        }
 
     def ai_to_move(self) -> int | None:
         """The AI seat to act now, if any."""
@@ -274,7 +360,7 @@ class Room:
         """Raise :class:`ProtocolError` unless ``seat`` may play ``action_id`` at ``seq``."""
         if seat is None:
             raise ProtocolError("spectator", "spectators cannot act")
-        if self.match.is_over:
+        if self.is_over:
             raise ProtocolError("game_over", "the match is over: no action is legal")
         waiting = self.open_seat
         if waiting is not None and waiting != seat:
@@ -311,6 +397,7 @@ class Room:
         start = len(self.match.events)
         self.match.apply(action_id)
         self._tag_new_events()
+        self.restart_clock()
         return start
 
     def agent(self, seat: int) -> Agent:
@@ -360,7 +447,7 @@ class Room:
 
     def decision(self) -> dict[str, Any] | None:
         """During a koi-koi decision: what stopping now would score (public facts)."""
-        if self.match.is_over or self.match.round.phase is not Phase.DECIDE:
+        if self.is_over or self.match.round.phase is not Phase.DECIDE:
             return None
         cache = self._per_seq()
         if "decision" not in cache:
@@ -405,7 +492,9 @@ class Room:
 
         ``full`` (default: ``start == 0``) tells the client to reset its history;
         ``open_seat`` names the seat still waiting for its invited player (None once
-        both seats are taken), during which no action is accepted.
+        both seats are taken), during which no action is accepted; ``clock`` is the
+        running turn clock (:meth:`clock_message`) and ``forfeit`` says who forfeited
+        a match that ended so (``{"player", "reason"}``, else None).
         """
         view = self.view(seat)
         msg: dict[str, Any] = {
@@ -418,9 +507,11 @@ class Room:
             "yaku": self.yaku(),
             "progress": self.progress(view),
             "decision": self.decision(),
-            "over": self.match.is_over,
-            "winner": self.match.winner,
+            "over": self.is_over,
+            "winner": self.winner,
             "open_seat": self.open_seat,
+            "clock": self.clock_message(),
+            "forfeit": None if self.forfeited is None else self.forfeited.to_dict(),
         }
         if self.mode == "tutorial" and seat is not None:
             msg["tutorial"] = self.tutorial(seat)
@@ -453,7 +544,7 @@ class Room:
 
     def hint_view(self, seat: int) -> PlayerView:
         """The view a hint rates (the seat's own): raises unless it is the seat's turn."""
-        if self.match.is_over or self.match.current != seat:
+        if self.is_over or self.match.current != seat:
             raise ProtocolError("hint_unavailable", "a hint is only given on your turn")
         view = self.view(seat, history=True)
         if not view.legal_ids:
@@ -497,5 +588,5 @@ class Room:
             "rules": self.rules.name,
             "seq": self.seq,
             "round": self.match.round_number,
-            "over": self.match.is_over,
+            "over": self.is_over,
         }

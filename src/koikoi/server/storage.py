@@ -3,7 +3,9 @@
 Three tables: ``games`` (rules as TOML, the secret seed, the watch token's
 hash, the finished record), ``seats`` (who sits where; token and invite
 *hashes*, never tokens) and ``actions`` (one row per accepted action: game id,
-sequence number, action id — primary key ``(game_id, seq)``). A game is rebuilt
+sequence number, action id — primary key ``(game_id, seq)``); and
+``game_clocks`` for the games that have a turn clock (its seconds per decision,
+and who forfeited when one ran out). A game is rebuilt
 by replaying its rules, seed and actions, so a restart loses nothing that was
 acknowledged.
 
@@ -50,6 +52,7 @@ from sqlalchemy.sql.schema import Table
 __all__ = [
     "ActionRow",
     "Base",
+    "GameClockRow",
     "GameData",
     "GameRow",
     "GameSetup",
@@ -143,6 +146,20 @@ class ActionRow(Base):
     at: Mapped[float] = mapped_column(Float)
 
 
+class GameClockRow(Base):
+    """The turn clock of a game that has one (a table of its own: older databases gain
+    it without a change to ``games``), and the forfeit when the clock ran out."""
+
+    __tablename__ = "game_clocks"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    turn_seconds: Mapped[float] = mapped_column(Float)
+    forfeit_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    forfeit_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
 @dataclass(frozen=True, slots=True)
 class SeatData:
     """A seat as stored."""
@@ -173,6 +190,8 @@ class NewGame(GameSetup):
     """What :meth:`Storage.create_game` stores."""
 
     seats: tuple[SeatData, SeatData]
+    turn_seconds: float = 0.0
+    """The turn clock: seconds per decision (0: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +203,10 @@ class GameData(GameSetup):
     seats: tuple[SeatData, ...]
     actions: tuple[int, ...]
     record: str | None
+    turn_seconds: float = 0.0
+    """The turn clock: seconds per decision (0: none)."""
+    forfeit: tuple[int, str] | None = None
+    """``(seat, reason)`` when the match ended by forfeit."""
 
 
 def _values(source: object, kind: type[Any]) -> dict[str, Any]:
@@ -271,6 +294,11 @@ class Storage:
                 insert(SeatRow),
                 [{"game_id": game.id, **_values(s, SeatData)} for s in game.seats],
             )
+            if game.turn_seconds > 0:
+                conn.execute(
+                    insert(GameClockRow),
+                    {"game_id": game.id, "turn_seconds": game.turn_seconds},
+                )
 
     def append_actions(self, rows: Sequence[tuple[str, int, int, int]]) -> None:
         """Store ``(game_id, seq, action, seat)`` rows in one transaction.
@@ -319,11 +347,23 @@ class Storage:
         return str(row.game_id), int(row.seat), bool(row.invite_used)
 
     def finish_game(
-        self, game_id: str, record: str, scores: Sequence[int], winner: int | None
+        self,
+        game_id: str,
+        record: str,
+        scores: Sequence[int],
+        winner: int | None,
+        forfeit: tuple[int, str] | None = None,
     ) -> None:
-        """Mark a game finished and keep its record (JSON text)."""
+        """Mark a game finished and keep its record (JSON text); ``forfeit``:
+        ``(seat, reason)`` when the seat forfeited the match (its clock ran out)."""
         now = time.time()
         with self.engine.begin() as conn:
+            if forfeit is not None:
+                conn.execute(
+                    update(GameClockRow)
+                    .where(GameClockRow.game_id == game_id)
+                    .values(forfeit_seat=forfeit[0], forfeit_reason=forfeit[1])
+                )
             conn.execute(
                 update(GameRow)
                 .where(GameRow.id == game_id)
@@ -369,6 +409,9 @@ class Storage:
                 .where(ActionRow.game_id == game_id)
                 .order_by(ActionRow.seq)
             ).all()
+            clock = conn.execute(
+                select(GameClockRow).where(GameClockRow.game_id == game_id)
+            ).first()
         for i, row in enumerate(actions):
             if row.seq != i:
                 raise RuntimeError(f"game {game_id}: action {i} is missing from storage")
@@ -384,6 +427,12 @@ class Storage:
             seats=tuple(SeatData(**_values(s, SeatData)) for s in seats),
             actions=tuple(int(r.action) for r in actions),
             record=game.record,
+            turn_seconds=0.0 if clock is None else float(clock.turn_seconds),
+            forfeit=(
+                None
+                if clock is None or clock.forfeit_seat is None
+                else (int(clock.forfeit_seat), str(clock.forfeit_reason or "time"))
+            ),
         )
 
     def action_ids(self, game_id: str) -> list[int]:

@@ -302,6 +302,9 @@
         setupSide();
         break;
       case "state":
+        // The turn clock counts down from when the state arrived (clocks of the page
+        // and the server need not agree).
+        if (msg.clock) msg.clock.end = Date.now() + msg.clock.left * 1000;
         G.queue.push(msg);
         void pump();
         break;
@@ -638,6 +641,7 @@
         slot === "top" ? el("span", { class: "badge hand-count", text: KK.tn("{n} card in hand", "{n} cards in hand", b.handCounts[p]) }) : null,
         b.dealer === p ? el("span", { class: "badge dealer", title: KK.t("dealer"), text: KK.t("Dealer 親") }) : null,
         b.current === p && !(G.state && G.state.over) && !awaitingOpponent() ? el("span", { class: "badge turn", text: KK.t("to play") }) : null,
+        clockBadge(p),
         b.calls[p] ? el("span", { class: "badge koikoi", text: KK.t("koi-koi ×{calls}", { calls: b.calls[p] }) }) : null,
         el("span", { text: KK.t("yaku: {points}", { points: b.roundScores[p] }) }),
         yaku[p] && yaku[p].yaku.length ? el("span", { class: "hint-text", text: yaku[p].yaku.map((y) => KK.yakuName(y.name).name).join(", ") }) : null,
@@ -658,6 +662,27 @@
     );
     KKTable.renderProgress(G.state, nameOf, me); // yaku progress of both players (table.js)
   }
+
+  // The turn clock of a quick match from the lobby (the state's clock): a countdown on
+  // the badge of the seat whose decision it is, red under 15 s. When it runs out, that
+  // player forfeits the match (the server decides and sends the end).
+  function clockBadge(p) {
+    const c = G.state && !G.state.over ? G.state.clock : null;
+    if (!c || c.seat !== p) return null;
+    const node = el("span", { class: "badge clock", title: KK.t("time left for this decision: who runs out of time loses the match") });
+    node.dataset.end = String(c.end);
+    tickClock(node);
+    return node;
+  }
+
+  function tickClock(node) {
+    const left = Math.max(0, Math.ceil((Number(node.dataset.end) - Date.now()) / 1000));
+    const time = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    node.textContent = KK.t("{time} left", { time });
+    node.classList.toggle("low", left < 15);
+  }
+
+  setInterval(() => document.querySelectorAll(".badge.clock").forEach(tickClock), 1000);
 
   // ------------------------------------------------------------- interaction
 
@@ -1009,6 +1034,11 @@
 
   function matchOverText(s) {
     const sc = s.view.match_scores;
+    if (s.forfeit) {
+      const lost = s.forfeit.player;
+      const words = { loser: nameOf(lost), winner: nameOf(1 - lost) };
+      return words.winner === KK.t("You") ? KK.t("{loser} ran out of time: {winner} win by forfeit.", words) : KK.t("{loser} ran out of time: {winner} wins by forfeit.", words);
+    }
     if (s.winner === null || s.winner === undefined) return KK.t("Match over: a draw, {scores}.", { scores: `${sc[0]}–${sc[1]}` });
     // The winner's score first: "Match over: AI wins 18–0."
     const params = { who: nameOf(s.winner), score: `${sc[s.winner]}–${sc[1 - s.winner]}` };
