@@ -145,6 +145,20 @@ def test_without_a_budget_the_addresses_take_turns_uncut() -> None:
     assert [s.pop() for _ in range(3)] == [("a0", "x", None), ("b", "x", None), ("a1", "x", None)]
 
 
+def test_an_address_with_several_games_waiting_searches_in_slices() -> None:
+    """One address alone keeping several AI games going, within its budget: each of its
+    searches but the last waiting is cut to the slice, so that an address that comes
+    along meanwhile waits a slice at most; a lone game searches as long as it likes."""
+    now = [0.0]
+    budget = SecondsBudget(per_minute=30.0, burst=10.0, clock=lambda: now[0])
+    s: AIScheduler[str] = AIScheduler(budget, slice=0.1)
+    for i in range(3):
+        s.push(f"a{i}", "x", group="A")
+    assert [s.pop() for _ in range(3)] == [("a0", "x", 0.1), ("a1", "x", 0.1), ("a2", "x", None)]
+    s.push("v", "x", group="V")
+    assert s.pop() == ("v", "x", None)
+
+
 def test_searches_are_capped_by_their_time_only() -> None:
     assert capped_spec("expert", 0.25) == "expert:time=0.25"
     assert capped_spec("level:8", 0.25) == "expert:time=0.25"

@@ -316,6 +316,11 @@ class FairQueue(Generic[T]):
         """The group ``game`` waits in (its own id for a game queued without one)."""
         return self._group_of.get(game)
 
+    def waiting_in(self, group: str) -> int:
+        """How many games of ``group`` are waiting."""
+        games = self._groups.get(group)
+        return len(games) if games is not None else 0
+
 
 class AIScheduler(Generic[T]):
     """Which waiting AI task a free worker takes next, and how long it may search.
@@ -326,10 +331,12 @@ class AIScheduler(Generic[T]):
     those that keep the workers busy), then the groups over their budget, in turn.
 
     A search is *capped* at ``slice`` seconds (:func:`capped_spec`) when its group is
-    over its budget, or when another group within its budget is waiting: a worker is
-    then never held long by one address while another waits, so an address's AI
-    answers stay fast however busy the others keep the workers. Pure: no I/O, and
-    the budget's clock is injected.
+    over its budget, when another group within its budget is waiting, or when its
+    group has more games waiting (an address that keeps several AI games going at
+    once searches in slices, so that an address that comes along meanwhile waits a
+    slice at most): a worker is then never held long by one address while another
+    waits or may come, so an address's AI answers stay fast however busy the others
+    keep the workers. Pure: no I/O, and the budget's clock is injected.
 
     >>> now = [0.0]
     >>> budget = SecondsBudget(per_minute=30.0, burst=5.0, clock=lambda: now[0])
@@ -341,6 +348,12 @@ class AIScheduler(Generic[T]):
     ('v1', 'v1', None)
     >>> scheduler.pop()  # the attacker, over its budget: a short search
     ('a1', 'a1', 0.25)
+    >>> for game in ("b1", "b2"):
+    ...     scheduler.push(game, game, group="busy")
+    >>> scheduler.pop()  # within its budget, but another of its games waits
+    ('b1', 'b1', 0.25)
+    >>> scheduler.pop()  # its last: as long as it likes
+    ('b2', 'b2', None)
 
     Raises:
         ValueError: ``slice`` is not positive.
@@ -383,7 +396,8 @@ class AIScheduler(Generic[T]):
 
         key = self.queue.next_group(priority)
         others = [g for g in self.queue.waiting_groups if g != key and budget.within(g)]
-        cap = self.slice if others or not budget.within(key) else None
+        busy = self.queue.waiting_in(key) > 1
+        cap = self.slice if others or busy or not budget.within(key) else None
         game, item = self.queue.pop(priority)
         return game, item, cap
 
