@@ -89,10 +89,11 @@ def _kind(action_id: int) -> str:
     return "hand"
 
 
-def decisions(record: GameRecord, *, game: str = "") -> Iterator[Decision]:
+def decisions(record: GameRecord, *, game: str = "", forced: bool = False) -> Iterator[Decision]:
     """The decisions of ``record`` that had two or more legal actions, in order.
 
     The record is replayed with its recorded deals (see :func:`koikoi.game.record.iter_steps`).
+    With ``forced``, the decisions with a single legal action come too.
 
     Raises:
         RecordError: the record does not replay.
@@ -108,7 +109,7 @@ def decisions(record: GameRecord, *, game: str = "") -> Iterator[Decision]:
                 settlements=before.settlements,
                 is_over=before.is_over or before.round.is_over,
             )
-            if len(view.legal_ids) > 1:
+            if forced or len(view.legal_ids) > 1:
                 recorded = parse_action(entry.action).id
                 yield Decision(game, step.index, _kind(recorded), view, recorded)
         before = step
