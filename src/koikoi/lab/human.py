@@ -68,7 +68,9 @@ class Decision:
 
     Attributes:
         game: the game's name (its file name).
-        index: the action's position in the record, from 1.
+        index: the decision's step in :func:`koikoi.game.record.iter_steps`
+            (deals are steps too: step 0 is the first deal), so
+            ``list(iter_steps(record))[index].action`` is the recorded action.
         kind: ``"hand"``, ``"drawn"`` or ``"koikoi"``.
         view: what the deciding player could see (no event history).
         recorded: the recorded action's id.
@@ -158,7 +160,7 @@ def agreement(found: Iterable[Decision], spec: str, *, seed: int = 0) -> dict[st
             choice = agent.act(d.view, random.Random(_seed(seed, d.game, d.index)))
             if choice not in d.view.legal_ids:
                 raise InvalidInputError(
-                    f"agent {spec!r} chose {choice!r}, which is not legal ({d.game}, action "
+                    f"agent {spec!r} chose {choice!r}, which is not legal ({d.game}, step "
                     f"{d.index})"
                 )
             c = counts[d.kind]
