@@ -278,3 +278,10 @@ def test_bench_human_without_a_path_measures_the_shipped_games(
     assert data["agents"][0]["decisions"] == expected
     assert main(["bench", "human", "--games", "0"]) == 2
     assert "--games must be 1 or more, not 0" in capsys.readouterr().err
+
+
+def test_doctests() -> None:
+    import doctest
+
+    failures, tried = doctest.testmod(datasets, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failures == 0
