@@ -7,7 +7,7 @@
 * ``koikoi bench agent SPEC`` — decision latency of an agent (mean, p50, p90,
   p99, max) over real decisions against an opponent
   (:func:`koikoi.lab.arena.decision_latency`).
-* ``koikoi bench human PATH...`` — human agreement: how often agents make the
+* ``koikoi bench human [PATH...]`` — human agreement: how often agents make the
   recorded (human) move, by decision kind (:mod:`koikoi.lab.human`).
 * ``koikoi bench env`` — environment steps/s of the batched simulator
   (:mod:`koikoi.envs.vector`) against the per-step Python interfaces.
@@ -276,11 +276,16 @@ def _register_human(sub: Any) -> None:
             "koi-koi decision) to each agent, as the view of the player who made it, and "
             "report how often the agent makes the recorded move: counts, rate, 95% Wilson "
             "interval, and the rate of a uniform random choice. PATHs are game files "
-            "(koikoi records or Guan game files) or folders of them."
+            "(koikoi records or Guan game files) or folders of them; without a PATH, the "
+            "201 human games shipped with koikoi (koikoi.lab.datasets). Any agent spec "
+            "can be measured, cmd: bots included."
         ),
     )
     human.add_argument(
-        "paths", nargs="+", metavar="PATH", help="game files, or folders of *.json game files"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="game files, or folders of *.json game files (default: the shipped human games)",
     )
     human.add_argument(
         "--agent",
@@ -306,14 +311,29 @@ def human_command_line(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def check_games(games: int | None) -> int | None:
+    """``--games``, checked: ``None`` (every game) or 1 or more.
+
+    Raises:
+        CommandError: a number below 1.
+    """
+    if games is not None and games < 1:
+        raise CommandError(f"--games must be 1 or more, not {games}")
+    return games
+
+
 def _human(args: argparse.Namespace) -> int:
     from koikoi.agents.base import make_agent
+    from koikoi.lab.datasets import game_name, human_games
     from koikoi.lab.human import KIND_NAMES, KINDS, agreement, decisions, load_games
 
     specs = args.agents or ["heuristic"]
     for spec in specs:
         make_agent(spec)  # a bad spec fails here, before the games are read
-    games = load_games(args.paths, limit=args.games)
+    if args.paths:
+        games = load_games(args.paths, limit=args.games)
+    else:
+        games = [(game_name(r), r) for r in human_games()[: check_games(args.games)]]
     found = [d for name, record in games for d in decisions(record, game=name)]
     results = [agreement(found, spec, seed=args.seed) for spec in specs]
     actions = sum(len(record.actions) for _, record in games)

@@ -68,7 +68,9 @@ class Decision:
 
     Attributes:
         game: the game's name (its file name).
-        index: the action's position in the record, from 1.
+        index: the decision's step in :func:`koikoi.game.record.iter_steps`
+            (deals are steps too: step 0 is the first deal), so
+            ``list(iter_steps(record))[index].action`` is the recorded action.
         kind: ``"hand"``, ``"drawn"`` or ``"koikoi"``.
         view: what the deciding player could see (no event history).
         recorded: the recorded action's id.
@@ -89,10 +91,11 @@ def _kind(action_id: int) -> str:
     return "hand"
 
 
-def decisions(record: GameRecord, *, game: str = "") -> Iterator[Decision]:
+def decisions(record: GameRecord, *, game: str = "", forced: bool = False) -> Iterator[Decision]:
     """The decisions of ``record`` that had two or more legal actions, in order.
 
     The record is replayed with its recorded deals (see :func:`koikoi.game.record.iter_steps`).
+    With ``forced``, the decisions with a single legal action come too.
 
     Raises:
         RecordError: the record does not replay.
@@ -108,7 +111,7 @@ def decisions(record: GameRecord, *, game: str = "") -> Iterator[Decision]:
                 settlements=before.settlements,
                 is_over=before.is_over or before.round.is_over,
             )
-            if len(view.legal_ids) > 1:
+            if forced or len(view.legal_ids) > 1:
                 recorded = parse_action(entry.action).id
                 yield Decision(game, step.index, _kind(recorded), view, recorded)
         before = step
@@ -157,7 +160,7 @@ def agreement(found: Iterable[Decision], spec: str, *, seed: int = 0) -> dict[st
             choice = agent.act(d.view, random.Random(_seed(seed, d.game, d.index)))
             if choice not in d.view.legal_ids:
                 raise InvalidInputError(
-                    f"agent {spec!r} chose {choice!r}, which is not legal ({d.game}, action "
+                    f"agent {spec!r} chose {choice!r}, which is not legal ({d.game}, step "
                     f"{d.index})"
                 )
             c = counts[d.kind]
