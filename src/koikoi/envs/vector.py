@@ -22,11 +22,24 @@ checked against the reference engine; ``tests/envs/test_vector.py`` replays the
 simulator's rounds through :class:`~koikoi.game.engine.Round` and compares every
 observation, mask and reward, compiled with numba (a dependency of koikoi).
 
-Each episode is one round. A deal is what :class:`~koikoi.game.engine.Match` deals
-(eight cards to each hand and eight to the field from a shuffled deck, the
-dealer leads) without the match-level chance: no redeal checks and no instant
-hands. The observation's match part is that of a match at the rules'
-``game.start_points`` each, ``game.rounds`` long, in round ``round_number``.
+With ``episode="round"`` (the default) each episode is one round. A deal is
+what :class:`~koikoi.game.engine.Match` deals (eight cards to each hand and eight
+to the field from a shuffled deck, the dealer leads) without the match-level
+chance: no redeal checks and no instant hands. The observation's match part is
+that of a match at ``match_scores`` (default: the rules' ``game.start_points``
+each), ``game.rounds`` long, in round ``round_number``.
+
+With ``episode="match"`` each episode is a whole match, played as
+:class:`~koikoi.game.engine.Match` plays it: the first dealer, redeals, instant
+hands, the dealer and leader of each round, the match scores, a bust and the
+end. ``rewards`` are then the deltas of every round settled in the step
+(instant rounds dealt before a match's first decision count in its first step),
+``dones`` marks the end of a match, and :attr:`VectorEnv.winners` and
+:attr:`VectorEnv.final_scores` hold its result;
+``tests/envs/test_vector_match.py`` replays the matches through ``Match``.
+
+:meth:`VectorEnv.save` and :meth:`VectorEnv.restore` snapshot every environment
+(rounds, matches, random generators, outputs) and bring them back.
 
 >>> env = VectorEnv(4, "nintendo", seed=1)
 >>> out = env.reset()
@@ -35,6 +48,10 @@ hands. The observation's match part is that of a match at the rules'
 >>> out = env.step(env.sample_actions())
 >>> out.rewards.shape, out.dones.dtype.name
 ((4, 2), 'bool')
+>>> snapshot = env.save()
+>>> matches = VectorEnv(2, "koikoi-japan", seed=1, episode="match")
+>>> matches.reset().observations.shape, matches.match_scores.tolist()
+((2, 540), [[30, 30], [30, 30]])
 """
 
 from __future__ import annotations
