@@ -142,6 +142,13 @@ def test_match_episodes_agree_with_engine_every_preset(name: str) -> None:
         assert seen["bust"] > 0  # koikoi-japan: 30 points each, a bust ends the match early
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_match_episodes_agree_with_engine_every_preset_slow(name: str) -> None:
+    seen = _replay_matches(get_rules(name), envs=32, matches=1000, seed=102)
+    assert seen["instant"] > 0 or get_rules(name).instant.teshi == 0
+
+
 def test_match_episodes_reach_redeals_and_instant_hands() -> None:
     """Rules that make the rare chance events common: every deal check and instant
     hand path of the match is compared with the engine."""
