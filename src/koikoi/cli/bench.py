@@ -372,7 +372,8 @@ def _register_env(sub: Any) -> None:
         description=(
             "Environment steps per second with observations and legal actions: the batched "
             "simulator (koikoi.envs.vector; random legal actions drawn in the kernel) with "
-            "compact legal ids and with dense masks, against the per-step Python interfaces "
+            "compact legal ids (round and whole-match episodes) and with dense masks, against "
+            "the per-step Python interfaces "
             "(the engine with encoding.encode and action_mask at every step, and the "
             "PettingZoo and Gymnasium environments when they are installed). Median of "
             "--repeat runs; compilation excluded."
@@ -551,13 +552,20 @@ def _env(args: argparse.Namespace) -> int:
         raise CommandError(KERNEL_MISSING) from None
     if not vector.available():
         raise CommandError(KERNEL_MISSING)
+    variants = (
+        (False, "round", "VectorEnv, legal ids"),
+        (False, "match", "VectorEnv, match episodes"),
+        (True, "round", "VectorEnv, dense masks"),
+    )
     measures: list[tuple[str, str, Callable[[int], dict[str, Any]]]] = [
         (
             name,
             "random, drawn in the kernel",
-            functools.partial(vector.benchmark, args.seconds, rules, n=args.n, dense_mask=dense),
+            functools.partial(
+                vector.benchmark, args.seconds, rules, n=args.n, dense_mask=dense, episode=episode
+            ),
         )
-        for dense, name in ((False, "VectorEnv, legal ids"), (True, "VectorEnv, dense masks"))
+        for dense, episode, name in variants
     ]
     if args.baselines == "all":
         measures.append(

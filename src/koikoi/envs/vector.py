@@ -22,11 +22,24 @@ checked against the reference engine; ``tests/envs/test_vector.py`` replays the
 simulator's rounds through :class:`~koikoi.game.engine.Round` and compares every
 observation, mask and reward, compiled with numba (a dependency of koikoi).
 
-Each episode is one round. A deal is what :class:`~koikoi.game.engine.Match` deals
-(eight cards to each hand and eight to the field from a shuffled deck, the
-dealer leads) without the match-level chance: no redeal checks and no instant
-hands. The observation's match part is that of a match at the rules'
-``game.start_points`` each, ``game.rounds`` long, in round ``round_number``.
+With ``episode="round"`` (the default) each episode is one round. A deal is
+what :class:`~koikoi.game.engine.Match` deals (eight cards to each hand and eight
+to the field from a shuffled deck, the dealer leads) without the match-level
+chance: no redeal checks and no instant hands. The observation's match part is
+that of a match at ``match_scores`` (default: the rules' ``game.start_points``
+each), ``game.rounds`` long, in round ``round_number``.
+
+With ``episode="match"`` each episode is a whole match, played as
+:class:`~koikoi.game.engine.Match` plays it: the first dealer, redeals, instant
+hands, the dealer and leader of each round, the match scores, a bust and the
+end. ``rewards`` are then the deltas of every round settled in the step
+(instant rounds dealt before a match's first decision count in its first step),
+``dones`` marks the end of a match, and :attr:`VectorEnv.winners` and
+:attr:`VectorEnv.final_scores` hold its result;
+``tests/envs/test_vector_match.py`` replays the matches through ``Match``.
+
+:meth:`VectorEnv.save` and :meth:`VectorEnv.restore` snapshot every environment
+(rounds, matches, random generators, outputs) and bring them back.
 
 >>> env = VectorEnv(4, "nintendo", seed=1)
 >>> out = env.reset()
@@ -35,6 +48,10 @@ hands. The observation's match part is that of a match at the rules'
 >>> out = env.step(env.sample_actions())
 >>> out.rewards.shape, out.dones.dtype.name
 ((4, 2), 'bool')
+>>> snapshot = env.save()
+>>> matches = VectorEnv(2, "koikoi-japan", seed=1, episode="match")
+>>> matches.reset().observations.shape, matches.match_scores.tolist()
+((2, 540), [[30, 30], [30, 30]])
 """
 
 from __future__ import annotations
@@ -130,6 +147,8 @@ class Deal(NamedTuple):
     dealer, 8-15 to the other player, 16-23 to the field, 24-47 the stock (top first)."""
     dealer: int
     round_number: int
+    leader: int | None = None
+    """Who leads (None: the dealer)."""
 
     def round(self, rules: Rules) -> Round:
         """A fresh :class:`~koikoi.game.engine.Round` of this deal (events off)."""
@@ -142,6 +161,7 @@ class Deal(NamedTuple):
             field=sum(1 << c for c in self.deck[16:24]),
             stock=list(self.deck[24:]),
             dealer=self.dealer,
+            leader=self.leader,
             round_number=self.round_number,
             events=False,
         )
@@ -170,8 +190,33 @@ def _choice(name: str, value: object, allowed: range, word: str) -> int:
     )
 
 
+EPISODES: Final = ("round", "match")
+"""What one episode of :class:`VectorEnv` is."""
+
+_MATCH_STREAM_KEY: Final = 0x6A09E667F3BCC909
+"""Mixed into the seed for the first-dealer draws (a stream apart from the deals')."""
+
+_SAVED_ARRAYS: Final = (
+    "_states",
+    "_stocks",
+    "_decks",
+    "_extra",
+    "_deal_rngs",
+    "_act_rngs",
+    "_match_rngs",
+    "observations",
+    "legal_ids",
+    "legal_counts",
+    "_mask_arg",
+    "rewards",
+    "dones",
+    "players",
+)
+"""What :meth:`VectorEnv.save` copies: every array that the next step reads or returns."""
+
+
 class VectorEnv:
-    """``n`` rounds of Koi-Koi stepped together in the compiled kernel.
+    """``n`` rounds (or whole matches) of Koi-Koi stepped together in the compiled kernel.
 
     Args:
         n: the number of environments (1 or more).
@@ -180,9 +225,16 @@ class VectorEnv:
             environment (environment ``i``'s deals do not depend on ``n``, nor on
             the actions played).
         dense_mask: also write ``masks`` (n x 2450 int8) at every step.
-        dealer: 0, 1, or ``"random"`` (each deal draws it).
-        round_number: the round of the match each deal is (sets the month and
-            the rounds left), 1 to ``rules.game.rounds``, or ``"random"``.
+        dealer: round episodes: 0, 1, or ``"random"`` (each deal draws it; the default).
+        round_number: round episodes: the round of the match each deal is (sets
+            the month and the rounds left), 1 (the default) to
+            ``rules.game.rounds``, or ``"random"``.
+        episode: ``"round"`` (the default): each episode is one round;
+            ``"match"``: each episode is a whole match, as
+            :class:`~koikoi.game.engine.Match` plays it (see the module's docs).
+        match_scores: round episodes: the match scores (player 0, player 1)
+            that each round's observation shows (default: the rules'
+            ``game.start_points`` each).
 
     Raises:
         InvalidInputError: a bad argument (the message names it and what is
@@ -196,16 +248,47 @@ class VectorEnv:
         seed: int = 0,
         *,
         dense_mask: bool = False,
-        dealer: int | str = "random",
-        round_number: int | str = 1,
+        dealer: int | str | None = None,
+        round_number: int | str | None = None,
+        episode: str = "round",
+        match_scores: tuple[int, int] | None = None,
     ) -> None:
         impl = _need_impl()
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise InvalidInputError(f"n (the number of environments) must be 1 or more, not {n!r}")
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise InvalidInputError(f"seed must be an integer, not {seed!r}")
+        if episode not in EPISODES:
+            raise InvalidInputError(f"episode must be 'round' or 'match', not {episode!r}")
+        if episode == "match":
+            given = [
+                name
+                for name, value in (
+                    ("dealer", dealer),
+                    ("round_number", round_number),
+                    ("match_scores", match_scores),
+                )
+                if value is not None
+            ]
+            if given:
+                raise InvalidInputError(
+                    f"{', '.join(given)}: only for round episodes; a match episode deals, "
+                    "rotates the dealer and keeps the scores as the rules say"
+                )
+        if match_scores is not None and not (
+            isinstance(match_scores, tuple)
+            and len(match_scores) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in match_scores)
+        ):
+            raise InvalidInputError(
+                f"match_scores must be a tuple of two integers (player 0, player 1), "
+                f"not {match_scores!r}"
+            )
+        dealer = "random" if dealer is None else dealer
+        round_number = 1 if round_number is None else round_number
         self.rules = rules if isinstance(rules, Rules) else load_rules(rules)
         self.num_envs = n
+        self.episode = episode
         self.rounds = self.rules.game.rounds
         self.start_points = self.rules.game.start_points
         self._dealer = (
@@ -223,6 +306,11 @@ class VectorEnv:
 
         self._impl = impl
         self._rules_arr = kernel.encode_rules(self.rules)
+        self._match_arr = impl.match_rules(
+            self.rules,
+            impl.EPISODE_MATCH if episode == "match" else impl.EPISODE_ROUND,
+            match_scores,
+        )
         self._rule_features = np.ascontiguousarray(encoding.rule_features(self.rules))
         self._states = np.zeros((n, impl.STATE_SIZE), dtype=np.int64)
         self._stocks = np.zeros((n, impl.STOCK_SIZE), dtype=np.int8)
@@ -247,11 +335,13 @@ class VectorEnv:
         self.seed = seed
         self._deal_rngs = _streams(seed, self.num_envs, 0)
         self._act_rngs = _streams(seed, self.num_envs, 1)
+        self._match_rngs = _streams(seed ^ _MATCH_STREAM_KEY, self.num_envs, 0)
 
     def __repr__(self) -> str:
+        episode = ", episode='match'" if self.episode == "match" else ""
         return (
             f"VectorEnv({self.num_envs}, {self.rules.name!r}, seed={self.seed}, "
-            f"dense_mask={self.dense_mask})"
+            f"dense_mask={self.dense_mask}{episode})"
         )
 
     @property
@@ -283,10 +373,11 @@ class VectorEnv:
             self._extra,
             self._rules_arr,
             self._deal_rngs,
+            self._match_rngs,
             self._dealer,
             self._round_number,
             self.rounds,
-            self.start_points,
+            self._match_arr,
             self._rule_features,
             self._buf,
             self.observations,
@@ -297,7 +388,7 @@ class VectorEnv:
         )
 
     def reset(self, seed: int | None = None) -> VectorStep:
-        """Deal a new round in every environment (re-seeded first when ``seed`` is given).
+        """Start a new episode in every environment (re-seeded first when ``seed`` is given).
 
         Rewards are 0 and dones False after a reset.
         """
@@ -312,7 +403,7 @@ class VectorEnv:
         return self._result()
 
     def step(self, actions: npt.ArrayLike) -> VectorStep:
-        """Apply one action id per environment (checked); re-deal the rounds that end.
+        """Apply one action id per environment (checked); restart the episodes that end.
 
         Args:
             actions: ``n`` legal action ids, one per environment, for its player to act.
@@ -395,6 +486,7 @@ class VectorEnv:
             tuple(int(c) for c in self._decks[i]),
             int(self._states[i, impl.S_DEALER]),
             int(self._extra[i, impl.X_ROUND]),
+            int(self._extra[i, impl.X_LEADER]),
         )
 
     def kernel_state(self, i: int) -> KernelState:
@@ -418,12 +510,131 @@ class VectorEnv:
         from koikoi.game.views import view_of_round
 
         rnd = self.round(i)
+        x = self._extra[i]
+        match0 = self._impl.X_MATCH0
         return view_of_round(
             rnd,
             rnd.current,
-            match_scores=(self.start_points, self.start_points),
+            match_scores=(int(x[match0]), int(x[match0 + 1])),
             rounds=self.rounds,
         )
+
+    # ---------------------------------------------------------- the matches
+
+    @property
+    def match_scores(self) -> npt.NDArray[np.int64]:
+        """Each environment's match scores before its current round (n x 2, a read-only
+        view): in match episodes the running scores, in round episodes the context."""
+        x0 = self._impl.X_MATCH0
+        return _read_only(self._extra[:, x0 : x0 + 2])
+
+    @property
+    def round_numbers(self) -> npt.NDArray[np.int64]:
+        """Each environment's round of the match (n, a read-only view)."""
+        return _read_only(self._extra[:, self._impl.X_ROUND])
+
+    @property
+    def final_scores(self) -> npt.NDArray[np.int64]:
+        """Match episodes: each environment's last finished match's final scores (n x 2,
+        a read-only view; new in the step whose ``dones`` is True)."""
+        x0 = self._impl.X_FINAL0
+        return _read_only(self._extra[:, x0 : x0 + 2])
+
+    @property
+    def winners(self) -> npt.NDArray[np.int64]:
+        """Match episodes: each environment's last finished match's winner, 0 or 1,
+        -1 for a drawn match (n, a read-only view; new in the step whose ``dones`` is True)."""
+        return _read_only(self._extra[:, self._impl.X_WINNER])
+
+    def first_dealer(self, i: int) -> dict[str, Any]:
+        """How environment ``i``'s current match chose its first dealer, as
+        :attr:`koikoi.game.engine.Match.first_dealer` (``draws``: the deciding draw only)."""
+        i = self._index(i)
+        impl = self._impl
+        x = self._extra[i]
+        winner = int(x[impl.X_FIRST_WINNER])
+        a, b = int(x[impl.X_DRAW_A]), int(x[impl.X_DRAW_B])
+        fixed = self.rules.game.dealer == "fixed"
+        return {
+            "method": "draw" if a >= 0 else "random",
+            "winner": winner,
+            "draws": [(a, b)] if a >= 0 else [],
+            "dealer": 1 - winner if fixed else winner,
+            "leader": winner,
+        }
+
+    def match_decks(self, i: int) -> int:
+        """How many decks environment ``i``'s current match has shuffled (its
+        :attr:`~koikoi.game.engine.Match.deals`, redeals included)."""
+        i = self._index(i)
+        return int(self._extra[i, self._impl.X_DECKS])
+
+    # ------------------------------------------------------- save and restore
+
+    def save(self) -> dict[str, Any]:
+        """A snapshot of every environment: :meth:`restore` brings them all back to it.
+
+        The snapshot is a dict of numpy arrays (copies) and plain values; it holds
+        the rounds, the matches, the random generators (so the same actions give
+        the same future) and the last step's outputs. ``pickle`` serializes it.
+        """
+        snapshot: dict[str, Any] = {name: getattr(self, name).copy() for name in _SAVED_ARRAYS}
+        snapshot["config"] = self._config()
+        snapshot["seed"] = self.seed
+        snapshot["ready"] = self._ready
+        return snapshot
+
+    def restore(self, snapshot: dict[str, Any]) -> VectorStep:
+        """Bring every environment back to a :meth:`save` snapshot; return its outputs.
+
+        The output arrays stay the env's own (the snapshot is copied into them),
+        and the snapshot can be restored again.
+
+        Raises:
+            InvalidInputError: the snapshot is not one of an env like this one (the
+                message names what differs).
+        """
+        if not isinstance(snapshot, dict) or "config" not in snapshot:
+            raise InvalidInputError(
+                f"restore() takes a snapshot from VectorEnv.save(), not {type(snapshot).__name__}"
+            )
+        config = self._config()
+        theirs = snapshot["config"]
+        if not isinstance(theirs, dict):
+            raise InvalidInputError("the snapshot is of another env: it has no config")
+        differ = [k for k in config if theirs.get(k) != config[k]]
+        if differ:
+            what = "; ".join(
+                f"{k}: snapshot {theirs.get(k)!r}, this env {config[k]!r}" for k in differ
+            )
+            raise InvalidInputError(f"the snapshot is of another env: {what}")
+        for name in _SAVED_ARRAYS:
+            ours = getattr(self, name)
+            saved = snapshot.get(name)
+            if not isinstance(saved, np.ndarray) or saved.shape != ours.shape:
+                raise InvalidInputError(
+                    f"the snapshot's {name.lstrip('_')} is missing or not of shape {ours.shape}"
+                )
+            ours[...] = saved
+        self.seed = snapshot["seed"]
+        self._ready = bool(snapshot["ready"])
+        return self._result()
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "n": self.num_envs,
+            "rules": self.rules,
+            "episode": self.episode,
+            "dense_mask": self.dense_mask,
+            "dealer": self._dealer,
+            "round_number": self._round_number,
+            "match": [int(v) for v in self._match_arr],
+        }
+
+
+def _read_only(view: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    view.flags.writeable = False
+    return view
 
 
 def benchmark(
@@ -433,6 +644,7 @@ def benchmark(
     *,
     n: int = 1024,
     dense_mask: bool = False,
+    episode: str = "round",
 ) -> dict[str, Any]:
     """Environment steps per second of :class:`VectorEnv` with random legal actions.
 
@@ -440,14 +652,16 @@ def benchmark(
     each step writes the observations, the legal ids (and with ``dense_mask``
     the masks), the rewards and the dones of all ``n`` environments. The
     compilation (or loading the cache) and a warm-up are excluded.
+    ``episode="match"`` steps whole-match episodes.
 
     Returns:
-        ``{"steps_per_s", "steps_per_cpu_s", "steps", "rounds", "seconds",
-        "cpu_seconds", "n", "dense_mask", "rules"}``.
+        ``{"steps_per_s", "steps_per_cpu_s", "steps", "episodes", "rounds", "seconds",
+        "cpu_seconds", "n", "dense_mask", "episode", "rules"}`` (``rounds``: the
+        rounds ended, for round episodes; None for match episodes).
     """
     if not seconds > 0:
         raise InvalidInputError(f"seconds must be positive, not {seconds}")
-    env = VectorEnv(n, rules, seed, dense_mask=dense_mask)
+    env = VectorEnv(n, rules, seed, dense_mask=dense_mask, episode=episode)
     env.reset()
     actions = np.empty(n, dtype=np.int64)
     for _ in range(20):  # warm-up
@@ -466,10 +680,12 @@ def benchmark(
         "steps_per_s": steps / elapsed,
         "steps_per_cpu_s": steps / cpu if cpu > 0 else float("inf"),
         "steps": steps,
-        "rounds": rounds,
+        "episodes": rounds,
+        "rounds": rounds if episode == "round" else None,
         "seconds": elapsed,
         "cpu_seconds": cpu,
         "n": n,
         "dense_mask": dense_mask,
+        "episode": episode,
         "rules": rules.name,
     }

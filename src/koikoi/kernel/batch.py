@@ -25,17 +25,26 @@ Arrays, one row per environment (all C-contiguous):
   stock top card first);
 * ``extra`` (int64, n x :data:`X_SIZE`): what the kernel does not keep but the
   observation needs: each player's declined months (as
-  :attr:`koikoi.game.engine.Round.declined`) and the round number;
-* ``deal_rngs`` and ``act_rngs`` (uint64, n x 1): one xorshift state per
-  environment for its deals and one for :func:`sample_actions`;
+  :attr:`koikoi.game.engine.Round.declined`), the round number, the match
+  scores and the leader; and the match's own state (``X_*``: who deals and leads
+  next, the first-dealer draw, the last finished match's winner and scores);
+* ``deal_rngs``, ``match_rngs`` and ``act_rngs`` (uint64, n x 1): one xorshift
+  state per environment for its deals, one for its first-dealer draws and one
+  for :func:`sample_actions`;
+* ``mr`` (int64, :data:`M_SIZE`): the match rules and the kind of episode
+  (:func:`match_rules`);
 * ``obs`` (float32, n x :data:`OBS_SIZE`), ``legal`` (int16, n x :data:`MAX_LEGAL`,
   -1 after the legal ids), ``counts`` (int16, n), ``masks`` (int8, n x 2450, or
   0 x 0 for none), ``rewards`` (float32, n x 2), ``dones`` (bool, n),
   ``players`` (int8, n).
 
 :func:`step_all` deals (``reset=True``) or steps every environment and
-observes it; :func:`sample_actions` and :func:`dense_masks` work on the legal
-ids; :func:`round_of` rebuilds one environment's round for the engine.
+observes it; an episode is a round, or a whole match run as
+:class:`koikoi.game.engine.Match` runs it (:func:`start_match`,
+:func:`next_round`, :func:`settle_round`: the first dealer, redeals, instant
+hands, dealer rotation, bust and the end); :func:`sample_actions` and
+:func:`dense_masks` work on the legal ids; :func:`round_of` rebuilds one
+environment's round for the engine.
 
 **Cache.** numba's on-disk cache of a function does not notice a change in
 another file whose functions it calls (their machine code is linked into the
@@ -61,7 +70,7 @@ import numpy as np
 import numpy.typing as npt
 from numba.core.caching import FunctionCache
 
-from koikoi.game.cards import FULL_DECK
+from koikoi.game.cards import FULL_DECK, KINDS
 from koikoi.game.engine import Phase, Round
 from koikoi.game.rules import Rules
 from koikoi.kernel import _compiled as kernel_impl
@@ -94,9 +103,11 @@ from koikoi.kernel._compiled import (
     S_SCORE0,
     S_SCORE1,
     S_TURN_SCORE,
+    S_WINNER,
     STATE_SIZE,
     STOCK_SIZE,
     TAKE_BASE,
+    _finish,
     _matches,
     apply_action,
     ctz,
@@ -111,6 +122,8 @@ from koikoi.kernel._compiled import (
 __all__ = [
     "BUF_SIZE",
     "DEALER_RANDOM",
+    "EPISODE_MATCH",
+    "EPISODE_ROUND",
     "MAX_LEGAL",
     "OBS_SIZE",
     "ROUND_RANDOM",
@@ -118,18 +131,35 @@ __all__ = [
     "STATE_SIZE",
     "STOCK_SIZE",
     "S_DEALER",
+    "X_DECKS",
     "X_DECLINED0",
     "X_DECLINED1",
+    "X_DRAW_A",
+    "X_DRAW_B",
+    "X_FINAL0",
+    "X_FIRST_WINNER",
+    "X_LEADER",
+    "X_MATCH0",
     "X_ROUND",
     "X_SIZE",
+    "X_WINNER",
+    "check_deal",
     "deal_round",
     "declined_by",
     "dense_masks",
     "encode_obs",
+    "first_dealer",
+    "instant_points",
+    "match_rules",
     "months_of",
+    "next_round",
     "observe",
+    "redeal_met",
     "round_of",
     "sample_actions",
+    "settle_round",
+    "shuffle",
+    "start_match",
     "step_all",
 ]
 
@@ -185,7 +215,89 @@ def _jit(signature: str) -> Callable[[_F], _F]:
 X_DECLINED0: Final = 0
 X_DECLINED1: Final = 1
 X_ROUND: Final = 2
-X_SIZE: Final = 3
+X_MATCH0: Final = 3  # the match scores before the current round (player 0, player 1)
+X_MATCH1: Final = 4
+X_LEADER: Final = 5  # who led the current round
+X_NEXT_DEALER: Final = 6  # Match.dealer and Match.leader: who deals and leads next
+X_NEXT_LEADER: Final = 7
+X_DRAW_A: Final = 8  # the deciding first-dealer draw (player 0's card, player 1's), -1: a coin
+X_DRAW_B: Final = 9
+X_FIRST_WINNER: Final = 10  # who won the first-dealer draw (or coin)
+X_PENDING0: Final = 11  # deltas of instant rounds before a match's first decision
+X_PENDING1: Final = 12
+X_WINNER: Final = 13  # the last finished match: its winner (-1: a draw), its final scores
+X_FINAL0: Final = 14
+X_FINAL1: Final = 15
+X_DECKS: Final = 16  # decks shuffled since the current match began (redeals included)
+X_SIZE: Final = 17
+
+# The match rules array (:func:`match_rules`).
+M_EPISODE: Final = 0  # 0: each episode is a round, 1: a whole match
+M_ROUNDS: Final = 1
+M_START: Final = 2
+M_SCORE0: Final = 3  # round episodes: the match scores the observation shows
+M_SCORE1: Final = 4
+M_FIRST_DRAW: Final = 5  # first dealer by a draw of two cards (else a coin)
+M_DEALER_FIXED: Final = 6
+M_LEADER_WINNER: Final = 7
+M_AFTER_DRAW_SWAP: Final = 8
+M_TIE_DEALER: Final = 9
+M_FIELD_FIRST: Final = 10
+M_FIELD_REDEAL: Final = 11  # REDEAL_* bits
+M_HAND_REDEAL: Final = 12
+M_REDEAL_SWAP: Final = 13
+M_TESHI: Final = 14
+M_KUTTSUKI: Final = 15
+M_BOTH_REDEAL: Final = 16
+M_SIZE: Final = 17
+
+REDEAL_FOUR: Final = 1
+REDEAL_PAIRS: Final = 2
+REDEAL_THREE: Final = 4
+_REDEAL_BITS: Final = {
+    "four_of_a_month": REDEAL_FOUR,
+    "four_pairs": REDEAL_PAIRS,
+    "three_of_a_month": REDEAL_THREE,
+}
+REASON_INSTANT: Final = 7
+"""The settlement reason of an instant hand (after the kernel's own codes)."""
+
+CARD_KINDS: Final = np.array([int(k) for k in KINDS], dtype=np.int64)
+"""Each card's kind as in the first-dealer draw (Bright 3 > Animal 2 > Ribbon 1 > Plain 0)."""
+
+EPISODE_ROUND: Final = 0
+EPISODE_MATCH: Final = 1
+
+
+def match_rules(
+    rules: Rules, episode: int, match_scores: tuple[int, int] | None = None
+) -> Int64Array:
+    """The match-level options of ``rules`` as the int64 array :func:`step_all` reads.
+
+    ``match_scores`` (round episodes): the match scores each round's observation
+    shows (default: ``game.start_points`` each).
+    """
+    game, deal_rules, instant = rules.game, rules.deal, rules.instant
+    scores = match_scores if match_scores is not None else (game.start_points,) * 2
+    values = [0] * M_SIZE
+    values[M_EPISODE] = episode
+    values[M_ROUNDS] = game.rounds
+    values[M_START] = game.start_points
+    values[M_SCORE0], values[M_SCORE1] = scores
+    values[M_FIRST_DRAW] = game.first_dealer == "draw"
+    values[M_DEALER_FIXED] = game.dealer == "fixed"
+    values[M_LEADER_WINNER] = game.leader == "previous_winner"
+    values[M_AFTER_DRAW_SWAP] = game.dealer_after_draw == "swap"
+    values[M_TIE_DEALER] = game.match_tie == "dealer"
+    values[M_FIELD_FIRST] = deal_rules.check_order == "field_first"
+    values[M_FIELD_REDEAL] = sum(_REDEAL_BITS[c] for c in set(deal_rules.field_redeal))
+    values[M_HAND_REDEAL] = sum(_REDEAL_BITS[c] for c in set(deal_rules.hand_redeal))
+    values[M_REDEAL_SWAP] = deal_rules.redeal_dealer == "swap"
+    values[M_TESHI] = instant.teshi
+    values[M_KUTTSUKI] = instant.kuttsuki
+    values[M_BOTH_REDEAL] = instant.both == "redeal"
+    return np.array(values, dtype=np.int64)
+
 
 MAX_LEGAL: Final = 128
 """Room for legal ids per environment (the kernel's own scratch space holds as many)."""
@@ -271,19 +383,18 @@ def _plane(out: Float32Array, offset: int, mask: int) -> None:
         out[o + 7] = a7
 
 
-@_jit("void(int64[::1], int64[::1], int64, int64, float32[::1], float32[::1])")
+@_jit("void(int64[::1], int64[::1], int64, float32[::1], float32[::1])")
 def encode_obs(
     state: Int64Array,
     extra: Int64Array,
-    start_points: int,
     rounds: int,
     rule_features: Float32Array,
     out: Float32Array,
 ) -> None:
     """``encoding.encode_into`` of the view of the player to act (a live round).
 
-    The match part is that of a match at ``start_points`` each, ``rounds`` long,
-    in round ``extra[X_ROUND]``; the leader is the dealer.
+    The match part is that of a match ``rounds`` long, in round ``extra[X_ROUND]``,
+    at the scores ``extra[X_MATCH0]``, ``extra[X_MATCH1]``; the leader is ``extra[X_LEADER]``.
     """
     me = state[S_CURRENT]
     opp = 1 - me
@@ -312,9 +423,8 @@ def encode_obs(
     out[_PHASE + state[S_PHASE]] = 1.0
     out[_MY_TURN] = 1.0
     out[_MONTH + state[S_MONTH] - 1] = 1.0
-    dealer_me = 1.0 if state[S_DEALER] == me else 0.0
-    out[_I_DEAL] = dealer_me
-    out[_I_LEAD] = dealer_me  # the dealer leads
+    out[_I_DEAL] = 1.0 if state[S_DEALER] == me else 0.0
+    out[_I_LEAD] = 1.0 if extra[X_LEADER] == me else 0.0
     out[_OWN_SCORE] = state[S_SCORE0 + me] / _SCORE_SCALE
     out[_OPP_SCORE] = state[S_SCORE0 + opp] / _SCORE_SCALE
     out[_OWN_KOIKOI] = min(state[S_CALLS0 + me], _KOIKOI_CAP) / _KOIKOI_CAP
@@ -323,9 +433,11 @@ def encode_obs(
     out[_OPP_CALLED] = state[S_CALLED0 + opp] / _SCORE_SCALE
     last = state[S_LAST_IMPROVER]
     out[_SCORED_LAST + (0 if last == me else 1 if last == opp else 2)] = 1.0
-    out[_MATCH_OWN] = start_points / _MATCH_SCALE
-    out[_MATCH_OPP] = start_points / _MATCH_SCALE
-    out[_MATCH_LEAD] = 0.0
+    own = extra[X_MATCH0 + me]
+    other = extra[X_MATCH0 + opp]
+    out[_MATCH_OWN] = own / _MATCH_SCALE
+    out[_MATCH_OPP] = other / _MATCH_SCALE
+    out[_MATCH_LEAD] = (own - other) / _MATCH_SCALE
     left = max(rounds - extra[X_ROUND], 0)
     out[_ROUNDS_LEFT] = left / _ROUNDS_SCALE
     out[_LAST_ROUND] = 1.0 if left == 0 else 0.0
@@ -348,7 +460,10 @@ def months_of(cards: int) -> int:
     return months
 
 
-@_jit("void(int64[::1], int8[::1], int8[::1], int64[::1], uint64[::1], int64, int64, int64)")
+@_jit(
+    "void(int64[::1], int8[::1], int8[::1], int64[::1], uint64[::1], int64, int64, int64,"
+    " int64[::1])"
+)
 def deal_round(
     state: Int64Array,
     stock: Int8Array,
@@ -358,8 +473,10 @@ def deal_round(
     dealer: int,
     round_number: int,
     rounds: int,
+    mr: Int64Array,
 ) -> None:
-    """A fresh round: shuffle a new deck, then the dealer and the round number when random."""
+    """A fresh round episode: shuffle a new deck, then the dealer and the round number
+    when random; the match context (scores) from ``mr``, the dealer leads."""
     for c in range(48):
         deck[c] = c
     shuffle(deck, rng)
@@ -371,17 +488,19 @@ def deal_round(
     extra[X_DECLINED0] = 0
     extra[X_DECLINED1] = 0
     extra[X_ROUND] = round_number
+    extra[X_MATCH0] = mr[M_SCORE0]
+    extra[X_MATCH1] = mr[M_SCORE1]
+    extra[X_LEADER] = dealer
 
 
 @_jit(
-    "int64(int64[::1], int64[::1], int64[::1], int64, int64, float32[::1], int64[::1],"
+    "int64(int64[::1], int64[::1], int64[::1], int64, float32[::1], int64[::1],"
     " float32[::1], int16[::1], int64, int8[::1], boolean)"
 )
 def observe(
     state: Int64Array,
     extra: Int64Array,
     rules: Int64Array,
-    start_points: int,
     rounds: int,
     rule_features: Float32Array,
     buf: Int64Array,
@@ -404,7 +523,7 @@ def observe(
         mask[:] = 0
         for j in range(n):
             mask[buf[j]] = 1
-    encode_obs(state, extra, start_points, rounds, rule_features, obs)
+    encode_obs(state, extra, rounds, rule_features, obs)
     return n
 
 
@@ -420,9 +539,217 @@ def declined_by(state: Int64Array, rules: Int64Array, action: int) -> int:
     return months_of(field)
 
 
+# -------------------------------------------------------------- the matches
+#
+# A second copy of the match-level rules of koikoi.game.engine.Match (the first
+# dealer, redeals, instant hands, dealer rotation, bust and the end), held to the
+# engine by tests/envs/test_vector.py, as the kernel's rounds are.
+
+
+@_jit("boolean(int64, int64)")
+def redeal_met(cards: int, conditions: int) -> bool:
+    """Whether ``cards`` (a hand or the field) meets one of the ``REDEAL_*`` bits of
+    ``conditions`` (as :func:`koikoi.game.engine.redeal_condition`)."""
+    if conditions == 0:
+        return False
+    pairs = 0
+    for m in range(12):
+        c = popcount((cards >> (4 * m)) & 15)
+        if c == 4 and conditions & REDEAL_FOUR:
+            return True
+        if c >= 3 and conditions & REDEAL_THREE:
+            return True
+        if c == 2:
+            pairs += 1
+    return (conditions & REDEAL_PAIRS) != 0 and pairs == 4
+
+
+@_jit("int64(int64, int64[::1])")
+def instant_points(hand: int, mr: Int64Array) -> int:
+    """The points of ``hand``'s instant yaku (as ``Scorer.instant``), 0 for none."""
+    best = 0
+    if mr[M_TESHI] > 0:
+        for m in range(12):
+            if (hand >> (4 * m)) & 15 == 15:
+                best = mr[M_TESHI]
+                break
+    kuttsuki = mr[M_KUTTSUKI]
+    if kuttsuki > best and popcount(hand) == 8:
+        for m in range(12):
+            if popcount((hand >> (4 * m)) & 15) & 1:
+                return best
+        best = kuttsuki
+    return best
+
+
+@_jit("void(int64[::1], int64[::1], uint64[::1])")
+def first_dealer(extra: Int64Array, mr: Int64Array, rng: UInt64Array) -> None:
+    """A new match: its scores, and its first dealer and leader (as ``Match._first_dealer``)."""
+    a = -1
+    b = -1
+    if mr[M_FIRST_DRAW] != 0:
+        while True:
+            a = rand_below(rng, 48)
+            b = rand_below(rng, 47)
+            if b >= a:
+                b += 1
+            if a // 4 != b // 4:
+                winner = 0 if a // 4 < b // 4 else 1
+                break
+            if CARD_KINDS[a] != CARD_KINDS[b]:
+                winner = 0 if CARD_KINDS[a] > CARD_KINDS[b] else 1
+                break
+    else:
+        winner = rand_below(rng, 2)
+    extra[X_DRAW_A] = a
+    extra[X_DRAW_B] = b
+    extra[X_FIRST_WINNER] = winner
+    extra[X_NEXT_DEALER] = 1 - winner if mr[M_DEALER_FIXED] != 0 else winner
+    extra[X_NEXT_LEADER] = winner
+    extra[X_MATCH0] = mr[M_START]
+    extra[X_MATCH1] = mr[M_START]
+    extra[X_ROUND] = 0
+    extra[X_DECKS] = 0
+
+
+@_jit("int64(int64[::1], int64[::1], int64[::1], int64)")
+def check_deal(state: Int64Array, rules: Int64Array, mr: Int64Array, dealer: int) -> int:
+    """The checks of a fresh deal (as ``Match._start_round``): 0 play it, 1 redeal,
+    2 an instant hand (the round is settled)."""
+    for k in range(2):
+        field_turn = (k == 0) == (mr[M_FIELD_FIRST] != 0)
+        if field_turn:
+            if redeal_met(state[S_FIELD], mr[M_FIELD_REDEAL]):
+                return 1
+            continue
+        if redeal_met(state[S_HAND0 + dealer], mr[M_HAND_REDEAL]) or redeal_met(
+            state[S_HAND0 + 1 - dealer], mr[M_HAND_REDEAL]
+        ):
+            return 1
+        i0 = instant_points(state[S_HAND0], mr)
+        i1 = instant_points(state[S_HAND0 + 1], mr)
+        if i0 > 0 or i1 > 0:
+            if i0 > 0 and i1 > 0:
+                if mr[M_BOTH_REDEAL] != 0:
+                    return 1
+                p = dealer
+            else:
+                p = 0 if i0 > 0 else 1
+            points = i0 if p == 0 else i1
+            _finish(state, rules, p, points, points, REASON_INSTANT)
+            return 2
+    return 0
+
+
+@_jit("boolean(int64[::1], int64[::1], int64[::1])")
+def settle_round(state: Int64Array, extra: Int64Array, mr: Int64Array) -> bool:
+    """Add a settled round to its match (as ``Match._round_over``); whether the match ended."""
+    extra[X_MATCH0] += state[S_DELTA0]
+    extra[X_MATCH1] += state[S_DELTA1]
+    w = state[S_WINNER]
+    dealer = extra[X_NEXT_DEALER]
+    if mr[M_DEALER_FIXED] == 0:
+        if w >= 0:
+            dealer = w
+        elif mr[M_AFTER_DRAW_SWAP] != 0:
+            dealer = 1 - dealer
+    extra[X_NEXT_DEALER] = dealer
+    if mr[M_LEADER_WINNER] != 0:
+        if w >= 0:
+            extra[X_NEXT_LEADER] = w
+    else:
+        extra[X_NEXT_LEADER] = dealer
+    s0 = extra[X_MATCH0]
+    s1 = extra[X_MATCH1]
+    bust = mr[M_START] > 0 and min(s0, s1) <= 0
+    if not bust and extra[X_ROUND] < mr[M_ROUNDS]:
+        return False
+    if s0 != s1:
+        extra[X_WINNER] = 0 if s0 > s1 else 1
+    else:
+        extra[X_WINNER] = state[S_DEALER] if mr[M_TIE_DEALER] != 0 else -1
+    extra[X_FINAL0] = s0
+    extra[X_FINAL1] = s1
+    return True
+
+
+@_jit(
+    "boolean(int64[::1], int8[::1], int8[::1], int64[::1], int64[::1], int64[::1], uint64[::1],"
+    " float32[::1])"
+)
+def next_round(
+    state: Int64Array,
+    stock: Int8Array,
+    deck: Int8Array,
+    extra: Int64Array,
+    rules: Int64Array,
+    mr: Int64Array,
+    rng: UInt64Array,
+    gain: Float32Array,
+) -> bool:
+    """Deal the match's next round (redeals and instant hands as ``Match._start_round``);
+    the deltas of instant rounds are added to ``gain``. Whether the match ended."""
+    while True:
+        extra[X_ROUND] += 1
+        round_number = extra[X_ROUND]
+        while True:
+            for c in range(48):
+                deck[c] = c
+            shuffle(deck, rng)
+            extra[X_DECKS] += 1
+            dealer = extra[X_NEXT_DEALER]
+            first_fixed = mr[M_DEALER_FIXED] != 0 and round_number == 1
+            leader = extra[X_NEXT_LEADER] if mr[M_LEADER_WINNER] != 0 or first_fixed else dealer
+            deal(state, stock, deck, dealer, (round_number - 1) % 12 + 1)
+            state[S_CURRENT] = leader
+            extra[X_LEADER] = leader
+            extra[X_DECLINED0] = 0
+            extra[X_DECLINED1] = 0
+            outcome = check_deal(state, rules, mr, dealer)
+            if outcome != 1:
+                break
+            if mr[M_REDEAL_SWAP] != 0:
+                extra[X_NEXT_DEALER] = 1 - extra[X_NEXT_DEALER]
+                extra[X_NEXT_LEADER] = 1 - extra[X_NEXT_LEADER]
+        if outcome == 0:
+            return False
+        gain[0] += state[S_DELTA0]
+        gain[1] += state[S_DELTA1]
+        if settle_round(state, extra, mr):
+            return True
+
+
+@_jit(
+    "void(int64[::1], int8[::1], int8[::1], int64[::1], int64[::1], int64[::1], uint64[::1],"
+    " uint64[::1], float32[::1])"
+)
+def start_match(
+    state: Int64Array,
+    stock: Int8Array,
+    deck: Int8Array,
+    extra: Int64Array,
+    rules: Int64Array,
+    mr: Int64Array,
+    deal_rng: UInt64Array,
+    match_rng: UInt64Array,
+    scratch: Float32Array,
+) -> None:
+    """A new match up to its first decision; the deltas of instant rounds before it
+    wait in ``extra[X_PENDING0:2]``. (A match that ends before any decision, possible
+    only with very few rounds, is skipped: the next one starts.)"""
+    while True:
+        first_dealer(extra, mr, match_rng)
+        scratch[0] = 0.0
+        scratch[1] = 0.0
+        if not next_round(state, stock, deck, extra, rules, mr, deal_rng, scratch):
+            extra[X_PENDING0] = np.int64(scratch[0])
+            extra[X_PENDING1] = np.int64(scratch[1])
+            return
+
+
 @_jit(
     "int64(int64[:, ::1], int8[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], uint64[:, ::1],"
-    " int64, int64, int64, int64, float32[::1], int64[::1],"
+    " uint64[:, ::1], int64, int64, int64, int64[::1], float32[::1], int64[::1],"
     " float32[:, ::1], int16[:, ::1], int16[::1], int8[:, ::1], int8[::1],"
     " int64[::1], float32[:, ::1], boolean[::1], boolean)"
 )
@@ -433,10 +760,11 @@ def step_all(
     extra: Int64Array,
     rules: Int64Array,
     deal_rngs: UInt64Array,
+    match_rngs: UInt64Array,
     dealer: int,
     round_number: int,
     rounds: int,
-    start_points: int,
+    mr: Int64Array,
     rule_features: Float32Array,
     buf: Int64Array,
     obs: Float32Array,
@@ -449,9 +777,13 @@ def step_all(
     dones: BoolArray,
     reset: bool,
 ) -> int:
-    """Apply ``actions[i]`` in every environment and re-deal the rounds that end; or,
-    with ``reset``, deal a new round in every environment (``actions`` unused, no
+    """Apply ``actions[i]`` in every environment and re-deal the episodes that end; or,
+    with ``reset``, deal a new episode in every environment (``actions`` unused, no
     reward, not done). Then observe every environment.
+
+    An episode is a round, or with ``mr[M_EPISODE]`` a whole match: then the
+    rewards are the deltas of the rounds settled in the step (instant rounds
+    included; those before a match's first decision count in its first step).
 
     Every action is checked against the legal ids first: if one is not legal,
     nothing changes and the result is its environment's index. Otherwise the
@@ -473,24 +805,56 @@ def step_all(
             if not ok:
                 return i
     dense = masks.shape[0] > 0
+    matches = mr[M_EPISODE] == EPISODE_MATCH
     empty = np.empty(0, dtype=np.int8)
     error = -1
     for i in range(num):
         state = states[i]
+        x = extra[i]
         if reset:
             over = True
         else:
             a = actions[i]
             p = state[S_CURRENT]
-            extra[i, X_DECLINED0 + p] |= declined_by(state, rules, a)
+            x[X_DECLINED0 + p] |= declined_by(state, rules, a)
             apply_action(state, stocks[i], rules, buf, a)
             over = state[S_PHASE] == PHASE_OVER
-        if over:
+        if matches:
+            gain = rewards[i]
+            if reset:
+                start_match(
+                    state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], match_rngs[i], gain
+                )
+                gain[0] = 0.0
+                gain[1] = 0.0
+                dones[i] = False
+            else:
+                gain[0] = x[X_PENDING0]
+                gain[1] = x[X_PENDING1]
+                x[X_PENDING0] = 0
+                x[X_PENDING1] = 0
+                ended = False
+                if over:
+                    gain[0] += state[S_DELTA0]
+                    gain[1] += state[S_DELTA1]
+                    ended = settle_round(state, x, mr) or next_round(
+                        state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], gain
+                    )
+                dones[i] = ended
+                if ended:
+                    g0 = gain[0]
+                    g1 = gain[1]
+                    start_match(
+                        state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], match_rngs[i], gain
+                    )
+                    gain[0] = g0
+                    gain[1] = g1
+        elif over:
             rewards[i, 0] = 0.0 if reset else state[S_DELTA0]
             rewards[i, 1] = 0.0 if reset else state[S_DELTA1]
             dones[i] = not reset
             deal_round(
-                state, stocks[i], decks[i], extra[i], deal_rngs[i], dealer, round_number, rounds
+                state, stocks[i], decks[i], x, deal_rngs[i], dealer, round_number, rounds, mr
             )
         else:
             rewards[i, 0] = 0.0
@@ -499,9 +863,8 @@ def step_all(
         m = masks[i] if dense else empty
         n = observe(
             state,
-            extra[i],
+            x,
             rules,
-            start_points,
             rounds,
             rule_features,
             buf,
@@ -551,6 +914,7 @@ def round_of(rules: Rules, state: Int64Array, stock: Int8Array, extra: Int64Arra
         field=s[S_FIELD],
         stock=[int(c) for c in stock[: s[S_NSTOCK]]][::-1],
         dealer=s[S_DEALER],
+        leader=int(extra[X_LEADER]),
         round_number=int(extra[X_ROUND]),
         events=False,
     )

@@ -1,0 +1,285 @@
+"""Whole-match episodes of the batched simulator agree with the engine's Match; save/restore.
+
+Every environment's match is replayed through :class:`koikoi.game.engine.Match`
+built from the simulator's chance outcomes: the same decks in the same order
+(the simulator's deal stream, redeals included) and the same first-dealer draw.
+At every step the observation must equal ``encoding.encode`` of the engine's
+view of the player to act (so the match scores, the round, the dealer and the
+leader agree), the legal ids ``Match.legal_ids()``, the number of decks shuffled
+``len(Match.deals)``; the rewards the deltas of the rounds settled in the step;
+and at the end of a match the winner and the final scores.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from koikoi.envs import vector  # noqa: E402
+from koikoi.envs.vector import VectorEnv  # noqa: E402
+from koikoi.game.engine import Match  # noqa: E402
+from koikoi.game.errors import InvalidInputError  # noqa: E402
+from koikoi.game.rules import PRESET_NAMES, Rules, get_rules  # noqa: E402
+from koikoi.game.views import view_of  # noqa: E402
+from koikoi.kernel import encoding  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not vector.available(), reason="numba is not installed")
+
+
+class _FirstDealer(random.Random):
+    """The chance of one simulator match's first-dealer choice, for :class:`Match`."""
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        super().__init__(0)
+        self.info = info
+
+    def random(self) -> float:
+        return 0.25 if self.info["winner"] == 0 else 0.75
+
+    def sample(self, population: Sequence[int], k: int, **_: Any) -> list[int]:  # type: ignore[override]
+        assert k == 2 and self.info["draws"], "a draw where the simulator flipped a coin"
+        return list(self.info["draws"][-1])
+
+
+class _Decks:
+    """One environment's deal stream: the decks it shuffles, in order."""
+
+    def __init__(self, rng: Any) -> None:
+        from koikoi.kernel import batch
+
+        self._shuffle = batch.shuffle
+        self._rng = rng.copy()
+        self._decks: list[list[int]] = []
+
+    def first(self, k: int) -> list[list[int]]:
+        while len(self._decks) < k:
+            deck = np.arange(48, dtype=np.int8)
+            self._shuffle(deck, self._rng)
+            self._decks.append([int(c) for c in deck])
+        return self._decks[:k]
+
+    def drop(self, k: int) -> None:
+        del self._decks[:k]
+
+
+def _new_match(env: VectorEnv, i: int, decks: _Decks) -> Match:
+    info = env.first_dealer(i)
+    match = Match(env.rules, rng=_FirstDealer(info), events=False, decks=decks.first(64))
+    assert not match.is_over, "a match over before its first decision"
+    expected = {k: info[k] for k in ("method", "winner", "dealer", "leader")}
+    assert {k: match.first_dealer[k] for k in expected} == expected
+    return match
+
+
+def _replay_matches(rules: Rules, *, envs: int, matches: int, seed: int) -> dict[str, int]:
+    """Step ``envs`` environments with random actions until ``matches`` matches have
+    ended, checking every step against the engine's Match. Returns counts of what
+    was reached."""
+    env = VectorEnv(envs, rules, seed, episode="match")
+    streams = [_Decks(env.save()["_deal_rngs"][i]) for i in range(envs)]
+    out = env.reset()
+    engine = [_new_match(env, i, streams[i]) for i in range(envs)]
+    credited = [0] * envs
+    seen = dict.fromkeys(
+        ("matches", "steps", "rounds", "redeals", "instant", "bust", "draws", "swaps"), 0
+    )
+    while seen["matches"] < matches:
+        for i, match in enumerate(engine):
+            view = view_of(match, match.current, with_history=False)
+            got = out.observations[i]
+            expected = encoding.encode(view)
+            if not np.array_equal(got, expected):
+                wrong = [encoding.FEATURES[j] for j in np.flatnonzero(got != expected)]
+                pytest.fail(f"{rules.name} env {i}: observation differs at {wrong[:8]}")
+            count = int(out.legal_counts[i])
+            assert [int(a) for a in out.legal_ids[i, :count]] == match.legal_ids()
+            assert int(out.players[i]) == match.current
+            assert env.match_decks(i) == len(match.deals)
+            assert [int(v) for v in env.match_scores[i]] == match.scores
+            assert int(env.round_numbers[i]) == match.round_number
+        actions = env.sample_actions()
+        seats = [(m.round.dealer, m.round.leader) for m in engine]
+        for i, match in enumerate(engine):
+            match.apply(int(actions[i]))
+        out = env.step(actions)
+        seen["steps"] += envs
+        for i, match in enumerate(engine):
+            new = match.settlements[credited[i] :]
+            credited[i] = len(match.settlements)
+            deltas = tuple(sum(s.deltas[p] for s in new) for p in (0, 1))
+            assert tuple(int(r) for r in out.rewards[i]) == deltas
+            seen["instant"] += sum(s.reason == "instant" for s in new)
+            live = not match.is_over
+            seen["swaps"] += live and (match.round.dealer, match.round.leader) != seats[i]
+            assert bool(out.dones[i]) == match.is_over
+            if not match.is_over:
+                continue
+            assert int(env.winners[i]) == (-1 if match.winner is None else match.winner)
+            assert [int(v) for v in env.final_scores[i]] == match.scores
+            seen["matches"] += 1
+            seen["rounds"] += match.round_number
+            seen["redeals"] += len(match.deals) - match.round_number
+            seen["bust"] += match.round_number < rules.game.rounds
+            seen["draws"] += match.winner is None
+            streams[i].drop(len(match.deals))
+            engine[i] = _new_match(env, i, streams[i])
+            credited[i] = 0
+    return seen
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_match_episodes_agree_with_engine_every_preset(name: str) -> None:
+    rules = get_rules(name)
+    seen = _replay_matches(rules, envs=16, matches=80, seed=13)
+    assert seen["matches"] >= 80 and seen["swaps"] > 0
+    if rules.game.start_points > 0:
+        assert seen["bust"] > 0  # koikoi-japan: 30 points each, a bust ends the match early
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_match_episodes_agree_with_engine_every_preset_slow(name: str) -> None:
+    seen = _replay_matches(get_rules(name), envs=32, matches=1000, seed=102)
+    assert seen["instant"] > 0 or get_rules(name).instant.teshi == 0
+
+
+def test_match_episodes_reach_redeals_and_instant_hands() -> None:
+    """Rules that make the rare chance events common: every deal check and instant
+    hand path of the match is compared with the engine."""
+    base = get_rules("leaflet")  # redeal_dealer swap, both instant hands redeal
+    often = base.replace(
+        deal__field_redeal=("three_of_a_month",),
+        deal__hand_redeal=("four_pairs",),
+        instant__teshi=4,
+        instant__kuttsuki=5,
+    )
+    seen = _replay_matches(often, envs=16, matches=40, seed=4)
+    assert seen["redeals"] > 0 and seen["instant"] > 0
+    fixed = get_rules("modern-hanafuda").replace(
+        deal__check_order="field_first",
+        deal__field_redeal=("three_of_a_month",),
+        instant__teshi=3,
+        game__start_points=10,
+    )
+    seen = _replay_matches(fixed, envs=16, matches=40, seed=5)
+    assert seen["redeals"] > 0 and seen["instant"] > 0 and seen["bust"] > 0
+
+
+def test_match_rewards_sum_to_the_final_scores() -> None:
+    env = VectorEnv(16, "koikoi-japan", 3, episode="match")
+    env.reset()
+    totals = np.zeros((16, 2))
+    ended = 0
+    for _ in range(1500):
+        out = env.step(env.sample_actions())
+        totals += out.rewards
+        for i in np.flatnonzero(out.dones):
+            assert list(totals[i] + 30) == [int(v) for v in env.final_scores[i]]
+            assert sum(int(v) for v in env.final_scores[i]) == 60  # zero-sum
+            totals[i] = 0
+            ended += 1
+    assert ended > 10
+
+
+# ------------------------------------------------------- round episodes' context
+
+
+def test_round_episodes_take_a_match_context() -> None:
+    env = VectorEnv(6, "koikoi-japan", 2, match_scores=(41, 19), round_number=8, dealer=1)
+    out = env.reset()
+    for _ in range(40):
+        for i in range(6):
+            view = env.view(i)
+            assert view.match_scores == (41, 19) and view.round_number == 8
+            assert np.array_equal(out.observations[i], encoding.encode(view))
+        out = env.step(env.sample_actions())
+    lead = encoding.SEGMENTS["match:lead"].offset
+    assert set(out.observations[:, lead].tolist()) == {np.float32(22 / 50), np.float32(-22 / 50)}
+    assert (env.match_scores == (41, 19)).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"episode": "game"}, "episode must be 'round' or 'match', not 'game'"),
+        ({"episode": "match", "dealer": 0}, "dealer: only for round episodes"),
+        (
+            {"episode": "match", "round_number": 3, "match_scores": (1, 2)},
+            "round_number, match_scores: only for round episodes",
+        ),
+        ({"match_scores": (1, 2, 3)}, "match_scores must be a tuple of two integers"),
+        ({"match_scores": [1, 2]}, "match_scores must be a tuple of two integers"),
+    ],
+)
+def test_bad_episode_arguments(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidInputError, match=message.replace("(", r"\(")):
+        VectorEnv(2, "nintendo", 0, **kwargs)
+
+
+# ------------------------------------------------------------ save and restore
+
+
+def _run(env: VectorEnv, steps: int) -> list[Any]:
+    rows = []
+    for _ in range(steps):
+        actions = env.sample_actions()
+        out = env.step(actions)
+        rows.append([actions.copy(), *(a.copy() for a in out if a is not None)])
+        rows[-1] += [env.match_scores.copy(), env.winners.copy()]
+    return rows
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_restore_replays_the_same_future(episode: str) -> None:
+    env = VectorEnv(8, "modern-hanafuda", 6, episode=episode, dense_mask=True)
+    env.reset()
+    _run(env, 30)
+    snapshot = pickle.loads(pickle.dumps(env.save()))
+    first = _run(env, 120)
+    observations = env.observations
+    back = env.restore(snapshot)
+    assert back.observations is observations  # the env's own arrays, refilled
+    assert np.array_equal(back.observations, snapshot["observations"])
+    again = _run(env, 120)
+    assert all(
+        np.array_equal(x, y)
+        for a, b in zip(first, again, strict=True)
+        for x, y in zip(a, b, strict=True)
+    )
+    assert any(row[6].any() for row in first)  # dones: episodes ended on the way
+    env.restore(snapshot)  # a snapshot can be restored more than once
+    assert all(np.array_equal(x, y) for x, y in zip(first[0], _run(env, 1)[0], strict=True))
+
+
+def test_restore_into_another_env_of_the_same_kind() -> None:
+    a = VectorEnv(4, "nintendo", 1, episode="match")
+    a.reset()
+    _run(a, 50)
+    b = VectorEnv(4, "nintendo", 99, episode="match")
+    b.restore(a.save())
+    assert b.seed == 1
+    assert all(np.array_equal(x, y) for x, y in zip(_run(a, 80)[-1], _run(b, 80)[-1], strict=True))
+
+
+@pytest.mark.parametrize(
+    ("other", "message"),
+    [
+        ({"n": 5}, "the snapshot is of another env: n: snapshot 4, this env 5"),
+        ({"rules": "koikoi-japan"}, "the snapshot is of another env: rules: snapshot"),
+        ({"episode": "round"}, "episode: snapshot 'match', this env 'round'"),
+    ],
+)
+def test_restore_refuses_another_kind_of_env(other: dict[str, Any], message: str) -> None:
+    settings: dict[str, Any] = {"n": 4, "rules": "nintendo", "episode": "match"} | other
+    snapshot = VectorEnv(4, "nintendo", 0, episode="match").save()
+    env = VectorEnv(settings.pop("n"), settings.pop("rules"), 0, **settings)
+    with pytest.raises(InvalidInputError, match=message):
+        env.restore(snapshot)
+    with pytest.raises(InvalidInputError, match=r"takes a snapshot from VectorEnv\.save"):
+        env.restore(b"\x00")  # type: ignore[arg-type]
