@@ -17,6 +17,16 @@ arrays, for the player to act in each round:
   holds a new deal, whose first observation is in ``observations``);
 * ``players`` (int8, ``n``): the player to act.
 
+With ``sequence=True`` each step also writes the sequence observation of
+:mod:`koikoi.kernel.sequence` (exactly ``sequence.encode_sequence(view)`` of the
+player to act, compiled in :mod:`koikoi.kernel.batch_sequence`):
+
+* ``sequences`` (int16, ``n x MAX_ROUND_TOKENS x TOKEN_WIDTH``): every public
+  event of the current round in order, then zeros;
+* ``sequence_lengths`` (int16, ``n``): the tokens of each.
+
+The private part, the player's own hand, is the observation's first 48 values.
+
 Every rule comes from the playout kernel (:mod:`koikoi.kernel`), which is
 checked against the reference engine; ``tests/envs/test_vector.py`` replays the
 simulator's rounds through :class:`~koikoi.game.engine.Round` and compares every
@@ -183,6 +193,8 @@ class VectorEnv:
         dealer: 0, 1, or ``"random"`` (each deal draws it).
         round_number: the round of the match each deal is (sets the month and
             the rounds left), 1 to ``rules.game.rounds``, or ``"random"``.
+        sequence: also write ``sequences`` and ``sequence_lengths`` at every step
+            (see the module docs).
 
     Raises:
         InvalidInputError: a bad argument (the message names it and what is
@@ -198,6 +210,7 @@ class VectorEnv:
         dense_mask: bool = False,
         dealer: int | str = "random",
         round_number: int | str = 1,
+        sequence: bool = False,
     ) -> None:
         impl = _need_impl()
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -240,6 +253,17 @@ class VectorEnv:
         self.dones = np.zeros(n, dtype=np.bool_)
         self.players = np.zeros(n, dtype=np.int8)
         self._actions = np.zeros(n, dtype=np.int64)
+        self.sequence = bool(sequence)
+        self._sequence_impl: Any = None
+        if self.sequence:
+            from koikoi.kernel import batch_sequence
+
+            self._sequence_impl = batch_sequence
+            rows, width = batch_sequence.MAX_TOKENS, batch_sequence.TOKEN_WIDTH
+            self.sequences = np.zeros((n, rows, width), dtype=np.int16)
+            self.sequence_lengths = np.zeros(n, dtype=np.int16)
+            self._sides = np.zeros(n, dtype=np.int8)
+            self._prev = np.zeros_like(self._states)
         self._seed(seed)
         self._ready = False
 
@@ -308,6 +332,8 @@ class VectorEnv:
         code = self._impl.step_all(*self._common(), self._actions, self.rewards, self.dones, True)
         if code < -1:  # pragma: no cover - a fresh deal always has a legal hand play
             raise RuntimeError(f"environment {-2 - code}: a fresh deal with no legal action")
+        if self.sequence:
+            self._record(self._actions, reset=True)
         self._ready = True
         return self._result()
 
@@ -333,6 +359,8 @@ class VectorEnv:
         if arr.dtype != np.int64 or not arr.flags.c_contiguous:
             self._actions[:] = arr
             arr = self._actions
+        if self.sequence:
+            np.copyto(self._prev, self._states)
         code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones, False)
         if code >= 0:
             legal = self.legal_ids[code, : self.legal_counts[code]]
@@ -345,7 +373,27 @@ class VectorEnv:
             )
         if code < -1:
             raise RuntimeError(f"environment {-2 - code}: a live round with no legal action")
+        if self.sequence:
+            self._record(arr, reset=False)
         return self._result()
+
+    def _record(self, actions: npt.NDArray[np.int64], *, reset: bool) -> None:
+        """Bring the sequences up to date after a step (``self._prev``: the states before)."""
+        self._sequence_impl.record_all(
+            self._prev,
+            self._states,
+            self._stocks,
+            self._extra,
+            self._rules_arr,
+            actions,
+            self.dones,
+            self.legal_counts,
+            self.players,
+            self.sequences,
+            self.sequence_lengths,
+            self._sides,
+            reset,
+        )
 
     def sample_actions(self, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
         """A uniformly random legal action id per environment (chosen in the kernel).
