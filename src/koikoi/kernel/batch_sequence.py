@@ -7,8 +7,8 @@ state before the step (a copy, ``prev``), the state after it and the action, and
 appends the step's tokens (play or discard, draw, take, yaku, koi-koi) in the
 order the engine logs its events. A round that ended was re-dealt by the step:
 its sequence starts again with the new deal's ``round_start`` and ``field``
-tokens. ``who`` is written from the side of the player to act: when that
-player changes, the column is flipped.
+tokens. ``who`` (and a round start's leader) is written from the side of the
+player to act: when that player changes, they are flipped.
 
 tests/envs/test_vector.py holds these tokens equal to
 :func:`koikoi.kernel.sequence.encode_sequence` of the engine's view, step by step.
@@ -224,4 +224,6 @@ def record_all(
                 w = seq[r, _F_WHO]
                 if w != _NOBODY:
                     seq[r, _F_WHO] = 1 - w
+                if seq[r, _F_KIND] == _ROUND_START:  # its value is the leader
+                    seq[r, _F_VALUE] = 1 - seq[r, _F_VALUE]
             sides[i] = side
