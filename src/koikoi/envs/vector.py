@@ -481,21 +481,23 @@ def benchmark(
     *,
     n: int = 1024,
     dense_mask: bool = False,
+    sequence: bool = False,
 ) -> dict[str, Any]:
     """Environment steps per second of :class:`VectorEnv` with random legal actions.
 
     The actions are drawn in the kernel (:meth:`VectorEnv.sample_actions`);
     each step writes the observations, the legal ids (and with ``dense_mask``
-    the masks), the rewards and the dones of all ``n`` environments. The
-    compilation (or loading the cache) and a warm-up are excluded.
+    the masks; with ``sequence`` the sequences), the rewards and the dones of all
+    ``n`` environments. The compilation (or loading the cache) and a warm-up are
+    excluded.
 
     Returns:
         ``{"steps_per_s", "steps_per_cpu_s", "steps", "rounds", "seconds",
-        "cpu_seconds", "n", "dense_mask", "rules"}``.
+        "cpu_seconds", "n", "dense_mask", "sequence", "rules"}``.
     """
     if not seconds > 0:
         raise InvalidInputError(f"seconds must be positive, not {seconds}")
-    env = VectorEnv(n, rules, seed, dense_mask=dense_mask)
+    env = VectorEnv(n, rules, seed, dense_mask=dense_mask, sequence=sequence)
     env.reset()
     actions = np.empty(n, dtype=np.int64)
     for _ in range(20):  # warm-up
@@ -519,5 +521,6 @@ def benchmark(
         "cpu_seconds": cpu,
         "n": n,
         "dense_mask": dense_mask,
+        "sequence": sequence,
         "rules": rules.name,
     }

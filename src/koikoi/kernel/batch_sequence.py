@@ -66,11 +66,14 @@ _OWN, _OPPONENT, _NOBODY = sequence.WHO_OWN, sequence.WHO_OPPONENT, sequence.WHO
 _ROUND_START, _FIELD = sequence.KIND["round_start"], sequence.KIND["field"]
 _PLAY, _DISCARD, _DRAW = sequence.KIND["play"], sequence.KIND["discard"], sequence.KIND["draw"]
 _TAKE, _YAKU, _KOIKOI = sequence.KIND["take"], sequence.KIND["yaku"], sequence.KIND["koikoi"]
+if (_OWN, _OPPONENT, _NOBODY) != (0, 1, 2):  # pragma: no cover - the flip in record_all
+    raise RuntimeError("record_all flips who as 0 <-> 1 with 2 kept: update it with the codes")
 
 
 @_inline
 def _put(
-    seq: Int16Array,
+    seqs: Int16Array,
+    i: int,
     n: int,
     kind: int,
     seat: int,
@@ -81,24 +84,23 @@ def _put(
     round_number: int,
     month: int,
 ) -> int:
-    """Write token ``n`` (``seat`` -1: nobody; ``side``: the seat written as own);
-    return the count after it."""
-    if n >= seq.shape[0]:  # pragma: no cover - a round's tokens always fit
+    """Write token ``n`` of environment ``i`` (``seat`` -1: nobody; ``side``: the seat
+    written as own); return the count after it."""
+    if n >= seqs.shape[1]:  # pragma: no cover - a round's tokens always fit
         return n
-    row = seq[n]
-    row[_F_KIND] = kind
-    row[_F_WHO] = _NOBODY if seat < 0 else (_OWN if seat == side else _OPPONENT)
-    row[_F_CARD] = card
+    seqs[i, n, _F_KIND] = kind
+    seqs[i, n, _F_WHO] = _NOBODY if seat < 0 else (_OWN if seat == side else _OPPONENT)
+    seqs[i, n, _F_CARD] = card
     c = captures
     for j in range(_CAPTURE_SLOTS):
         if c != 0:
-            row[_F_CAPTURE + j] = ctz(c)
+            seqs[i, n, _F_CAPTURE + j] = ctz(c)
             c &= c - 1
         else:
-            row[_F_CAPTURE + j] = _NO_CARD
-    row[_F_VALUE] = value
-    row[_F_ROUND] = round_number
-    row[_F_MONTH] = month
+            seqs[i, n, _F_CAPTURE + j] = _NO_CARD
+    seqs[i, n, _F_VALUE] = value
+    seqs[i, n, _F_ROUND] = round_number
+    seqs[i, n, _F_MONTH] = month
     return n + 1
 
 
@@ -111,52 +113,55 @@ def _play_captures(field: int, card: int, wild: bool) -> int:
     return field & month_mask(card)
 
 
-@_jit("void(int64[::1], int64[::1], int64, int16[:, ::1], int64)")
-def _deal_tokens(state: Int64Array, extra: Int64Array, side: int, seq: Int16Array, n: int) -> None:
-    """Clear ``seq``'s ``n`` tokens and write a fresh deal's: the start and the field."""
+@_inline
+def _deal_tokens(
+    states: Int64Array, extra: Int64Array, i: int, side: int, seqs: Int16Array, n: int
+) -> int:
+    """Clear environment ``i``'s ``n`` tokens and write a fresh deal's: the start and the
+    field. Returns the count."""
     for r in range(n):
-        for j in range(seq.shape[1]):
-            seq[r, j] = 0
-    rnd = extra[X_ROUND]
-    month = state[S_MONTH]
-    k = _put(seq, 0, _ROUND_START, state[S_DEALER], side, _NO_CARD, 0, 0, rnd, month)
-    leader = state[S_CURRENT]  # nobody has acted yet
-    seq[0, _F_VALUE] = _OWN if leader == side else _OPPONENT
-    field = state[S_FIELD]
+        for j in range(TOKEN_WIDTH):
+            seqs[i, r, j] = 0
+    rnd = extra[i, X_ROUND]
+    month = states[i, S_MONTH]
+    leader = states[i, S_CURRENT]  # nobody has acted yet
+    lead = _OWN if leader == side else _OPPONENT
+    k = _put(seqs, i, 0, _ROUND_START, states[i, S_DEALER], side, _NO_CARD, 0, lead, rnd, month)
+    field = states[i, S_FIELD]
     while field != 0:
-        k = _put(seq, k, _FIELD, -1, side, ctz(field), 0, 0, rnd, month)
+        k = _put(seqs, i, k, _FIELD, -1, side, ctz(field), 0, 0, rnd, month)
         field &= field - 1
+    return k
 
 
-@_jit(
-    "int64(int64[::1], int64[::1], int8[::1], int64[::1], int64[::1], int64, int64,"
-    " int64, int16[:, ::1], int64)"
-)
+@_inline
 def _step_tokens(
     prev: Int64Array,
-    state: Int64Array,
-    stock: Int8Array,
+    states: Int64Array,
+    stocks: Int8Array,
     extra: Int64Array,
     rules: Int64Array,
+    i: int,
     action: int,
     choices: int,
     side: int,
-    seq: Int16Array,
+    seqs: Int16Array,
     n: int,
 ) -> int:
-    """Append the tokens of ``action`` taken in ``prev`` that led to the live ``state``;
-    ``choices`` is the count of legal ids after it. Returns the count of tokens."""
-    p = prev[S_CURRENT]
-    rnd = extra[X_ROUND]
-    month = state[S_MONTH]
+    """Append the tokens of ``action`` taken in ``prev[i]`` that led to the live
+    ``states[i]``; ``choices`` is the count of legal ids after it. Returns the count."""
+    p = prev[i, S_CURRENT]
+    rnd = extra[i, X_ROUND]
+    month = states[i, S_MONTH]
     if action == KOIKOI_ID:
-        return _put(seq, n, _KOIKOI, p, side, _NO_CARD, 0, state[S_CALLS0 + p], rnd, month)
+        calls = states[i, S_CALLS0 + p]
+        return _put(seqs, i, n, _KOIKOI, p, side, _NO_CARD, 0, calls, rnd, month)
     if action >= TAKE_BASE:  # the drawn card's capture chosen
-        d = prev[S_DRAWN]
-        n = _put(seq, n, _TAKE, p, side, d, 1 << (action - TAKE_BASE), 0, rnd, month)
-        turn_score = prev[S_TURN_SCORE]
+        d = prev[i, S_DRAWN]
+        n = _put(seqs, i, n, _TAKE, p, side, d, 1 << (action - TAKE_BASE), 0, rnd, month)
+        turn_score = prev[i, S_TURN_SCORE]
     else:
-        field = prev[S_FIELD]
+        field = prev[i, S_FIELD]
         if action < PLAY_TARGET_BASE:
             card = action
             got = _play_captures(field, card, rules[R_WILD] != 0)
@@ -169,19 +174,19 @@ def _step_tokens(
             card = action - DISCARD_BASE
             got = 0
             kind = _DISCARD
-        n = _put(seq, n, kind, p, side, card, got, 0, rnd, month)
-        left = prev[S_NSTOCK]
+        n = _put(seqs, i, n, kind, p, side, card, got, 0, rnd, month)
+        left = prev[i, S_NSTOCK]
         if left > 0:
-            d = stock[left - 1]
-            if state[S_PHASE] == PHASE_TAKE:  # the capture waits for a choice
-                return _put(seq, n, _DRAW, p, side, d, 0, choices, rnd, month)
+            d = np.int64(stocks[i, left - 1])
+            if states[i, S_PHASE] == PHASE_TAKE:  # the capture waits for a choice
+                return _put(seqs, i, n, _DRAW, p, side, d, 0, choices, rnd, month)
             played = (1 << card) | got if got != 0 else 0
-            new = state[S_PILE0 + p] & ~prev[S_PILE0 + p] & ~played
-            n = _put(seq, n, _DRAW, p, side, d, new & ~(1 << d), 0, rnd, month)
-        turn_score = prev[S_SCORE0 + p]
-    score = state[S_SCORE0 + p]
+            new = states[i, S_PILE0 + p] & ~prev[i, S_PILE0 + p] & ~played
+            n = _put(seqs, i, n, _DRAW, p, side, d, new & ~(1 << d), 0, rnd, month)
+        turn_score = prev[i, S_SCORE0 + p]
+    score = states[i, S_SCORE0 + p]
     if score > turn_score:
-        n = _put(seq, n, _YAKU, p, side, _NO_CARD, 0, score, rnd, month)
+        n = _put(seqs, i, n, _YAKU, p, side, _NO_CARD, 0, score, rnd, month)
     return n
 
 
@@ -207,23 +212,21 @@ def record_all(
     """Bring every environment's sequence up to date after a step (or, with ``reset``,
     a deal in every environment): ``prev`` holds the states before it."""
     for i in range(states.shape[0]):
-        seq = seqs[i]
         side = players[i]
         n = lengths[i]
         if reset or dones[i]:
-            _deal_tokens(states[i], extra[i], side, seq, n)
-            lengths[i] = 1 + popcount(states[i, S_FIELD])
+            lengths[i] = _deal_tokens(states, extra, i, side, seqs, n)
             sides[i] = side
             continue
+        written = sides[i]
         n = _step_tokens(
-            prev[i], states[i], stocks[i], extra[i], rules, actions[i], counts[i], sides[i], seq, n
+            prev, states, stocks, extra, rules, i, actions[i], counts[i], written, seqs, n
         )
         lengths[i] = n
-        if side != sides[i]:
+        if side != written:
+            # own <-> opponent, nobody (2) stays: w ^ 1 for 0 and 1, w ^ 0 for 2
             for r in range(n):
-                w = seq[r, _F_WHO]
-                if w != _NOBODY:
-                    seq[r, _F_WHO] = 1 - w
-                if seq[r, _F_KIND] == _ROUND_START:  # its value is the leader
-                    seq[r, _F_VALUE] = 1 - seq[r, _F_VALUE]
+                w = seqs[i, r, _F_WHO]
+                seqs[i, r, _F_WHO] = w ^ (1 - (w >> 1))
+            seqs[i, 0, _F_VALUE] = 1 - seqs[i, 0, _F_VALUE]  # the round start's leader
             sides[i] = side
