@@ -140,7 +140,10 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         vector = gymnasium.spaces.Box(low, high, dtype=np.float32)
         if self.observation_kind != "vector":
             mask = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
-            spaces = {"observation": vector, "action_mask": mask}
+            spaces: dict[str, gymnasium.spaces.Space[Any]] = {
+                "observation": vector,
+                "action_mask": mask,
+            }
             if history:
                 spaces |= sequence_spaces(self.rules, self.sequence_length)
             self.observation_space: gymnasium.spaces.Space[Any] = gymnasium.spaces.Dict(spaces)

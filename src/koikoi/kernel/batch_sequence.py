@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from koikoi.game.tables import LIGHTNING, WILLOWS
 from koikoi.kernel import sequence
 from koikoi.kernel._compiled import (
     DISCARD_BASE,
     KOIKOI_ID,
-    LIGHTNING,
     PHASE_TAKE,
     PLAY_TARGET_BASE,
     R_WILD,
@@ -40,7 +40,6 @@ from koikoi.kernel._compiled import (
     S_SCORE0,
     S_TURN_SCORE,
     TAKE_BASE,
-    WILLOWS,
     ctz,
     month_mask,
     popcount,
@@ -177,7 +176,7 @@ def _step_tokens(
         n = _put(seqs, i, n, kind, p, side, card, got, 0, rnd, month)
         left = prev[i, S_NSTOCK]
         if left > 0:
-            d = np.int64(stocks[i, left - 1])
+            d = int(stocks[i, left - 1])
             if states[i, S_PHASE] == PHASE_TAKE:  # the capture waits for a choice
                 return _put(seqs, i, n, _DRAW, p, side, d, 0, choices, rnd, month)
             played = (1 << card) | got if got != 0 else 0
