@@ -349,3 +349,46 @@ def test_vector_sequences_under_wild_lightning_and_discards() -> None:
     )
     kinds = _replay_sequences(rules, envs=12, rounds=150, seed=9)
     assert {"discard", "take", "koikoi"} <= kinds
+
+
+# ------------------------------------------------------------------ OpenSpiel
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_openspiel_information_state_carries_the_sequence(episode: str) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.observation import make_observation
+
+    from koikoi.envs.openspiel import KoiKoiState  # noqa: F401  (registers the game)
+
+    game = pyspiel.load_game("koikoi", {"rules": "nintendo", "episode": episode})
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal() and steps < (8 if episode == "round" else 70):
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+            continue
+        state.apply_action(rng.choice(state.legal_actions()))
+        steps += 1
+    if state.is_terminal() or state.is_chance_node():
+        pytest.skip("the sampled game ended early")
+    rows = sequence.default_length(episode, get_rules("nintendo"))
+    info = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    public = make_observation(
+        game,
+        pyspiel.IIGObservationType(
+            public_info=True, perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE
+        ),
+    )
+    seen = []
+    for p in (0, 1):
+        info.set_from(state, p)
+        view = view_of_round(state.round, p, history=state._core.events())
+        tokens, count = encode_sequence(view, length=rows, scope=episode)
+        assert info.dict["sequence"].shape == (rows, TOKEN_WIDTH) and count > 9
+        assert np.array_equal(info.dict["sequence"], tokens.astype(np.float32))
+        public.set_from(state, p)
+        seen.append(public.dict["sequence"].copy())
+    assert np.array_equal(seen[0], seen[1])  # public only: the same for both players
