@@ -30,6 +30,7 @@ from koikoi.game.positions import position  # noqa: E402
 from koikoi.game.rules import get_rules  # noqa: E402
 from koikoi.game.views import determinize, view_of  # noqa: E402
 from koikoi.kernel.encoding import SIZE, encode, info_state_string  # noqa: E402
+from koikoi.kernel.sequence import MAX_ROUND_TOKENS, TOKEN_WIDTH  # noqa: E402
 
 
 def _deal(state: Any, rng: random.Random) -> None:
@@ -75,7 +76,10 @@ def test_game_facts() -> None:
     assert game.num_players() == 2
     assert (game.min_utility(), game.max_utility()) == (-1.0, 1.0)
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
-    assert game.information_state_tensor_shape() == [SIZE + HISTORY_TURNS * HISTORY_WIDTH]
+    sequence_size = 6 * MAX_ROUND_TOKENS * TOKEN_WIDTH  # leaflet: six rounds
+    assert game.information_state_tensor_shape() == [
+        SIZE + HISTORY_TURNS * HISTORY_WIDTH + sequence_size
+    ]
     assert game.observation_tensor_shape() == [SIZE]
     assert game.max_game_length() == 6 * 48  # leaflet: six rounds
     points = pyspiel.load_game("koikoi", {"rules": "nintendo"})
@@ -368,7 +372,9 @@ def test_perfect_recall_lists_the_history_and_the_default_does_not(episode: str)
         assert sum(e["type"] == "round_start" for e in events) >= 2  # earlier rounds too
     # the opponent's dealt hand is private: never in the history
     assert all(e.get("player") == p for e in events if e["type"] == "hand")
-    history = tensor[SIZE:].reshape(HISTORY_TURNS, HISTORY_WIDTH)
+    history = tensor[SIZE : SIZE + HISTORY_TURNS * HISTORY_WIDTH].reshape(
+        HISTORY_TURNS, HISTORY_WIDTH
+    )
     played = [CODES[int(np.flatnonzero(row[:48])[0])] for row in history if row[:48].any()]
     assert played == [card for _, card in plays]
 

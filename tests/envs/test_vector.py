@@ -484,7 +484,12 @@ def test_bench_env_command(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["command"].startswith("koikoi bench env --n 16 --seconds 0.05")
     names = [row["interface"] for row in data["rows"]]
-    assert names == ["VectorEnv, legal ids", "VectorEnv, match episodes", "VectorEnv, dense masks"]
+    assert names == [
+        "VectorEnv, legal ids",
+        "VectorEnv, match episodes",
+        "VectorEnv, dense masks",
+        "VectorEnv, legal ids + sequences",
+    ]
     assert all(row["steps_per_s"] > 0 for row in data["rows"])
     assert main(["bench", "env", "--n", "16", "--seconds", "0.05", "--repeat", "1"]) == 0
     text = capsys.readouterr().out

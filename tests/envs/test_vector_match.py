@@ -283,3 +283,8 @@ def test_restore_refuses_another_kind_of_env(other: dict[str, Any], message: str
         env.restore(snapshot)
     with pytest.raises(InvalidInputError, match=r"takes a snapshot from VectorEnv\.save"):
         env.restore(b"\x00")  # type: ignore[arg-type]
+
+
+def test_sequences_go_with_round_episodes_only() -> None:
+    with pytest.raises(InvalidInputError, match="round episodes only"):
+        VectorEnv(2, get_rules("nintendo"), episode="match", sequence=True)

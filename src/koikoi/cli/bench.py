@@ -372,8 +372,8 @@ def _register_env(sub: Any) -> None:
         description=(
             "Environment steps per second with observations and legal actions: the batched "
             "simulator (koikoi.envs.vector; random legal actions drawn in the kernel) with "
-            "compact legal ids (round and whole-match episodes) and with dense masks, against "
-            "the per-step Python interfaces "
+            "compact legal ids (round and whole-match episodes), with dense masks and with "
+            "sequence observations, against the per-step Python interfaces "
             "(the engine with encoding.encode and action_mask at every step, and the "
             "PettingZoo and Gymnasium environments when they are installed). Median of "
             "--repeat runs; compilation excluded."
@@ -567,6 +567,13 @@ def _env(args: argparse.Namespace) -> int:
         )
         for dense, episode, name in variants
     ]
+    measures.append(
+        (
+            "VectorEnv, legal ids + sequences",
+            "random, drawn in the kernel",
+            functools.partial(vector.benchmark, args.seconds, rules, n=args.n, sequence=True),
+        )
+    )
     if args.baselines == "all":
         measures.append(
             (

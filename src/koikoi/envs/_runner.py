@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,7 @@ from koikoi.game.positions import parse_position
 from koikoi.game.rules import RANGES, Rules, load_rules
 from koikoi.game.scoring import Settlement, shared_scorer
 from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
+from koikoi.kernel import sequence
 from koikoi.kernel.encoding import FEATURES, MATCH_SCALE, ROUND_SCALE, SIZE, rule_features
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
     "resolve_rules",
     "returns_of",
     "round_points_bound",
+    "sequence_length_option",
+    "sequence_parts",
+    "sequence_spaces",
 ]
 
 EPISODES: Final = ("round", "match")
@@ -155,6 +159,51 @@ def observation_bounds(rules: Rules) -> tuple[npt.NDArray[np.float32], npt.NDArr
     return low, high
 
 
+def sequence_length_option(value: object, episode: str, rules: Rules) -> int:
+    """The rows of a sequence observation: ``value``, or ``None`` for every event of an
+    episode (:func:`koikoi.kernel.sequence.default_length`).
+
+    Raises:
+        InvalidInputError: a value that is not a positive integer or None.
+    """
+    if value is None:
+        return sequence.default_length(episode, rules)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InvalidInputError(
+            f"sequence_length must be a positive integer or None (every event), not {value!r}"
+        )
+    return value
+
+
+def sequence_spaces(rules: Rules, length: int) -> dict[str, Any]:
+    """The Gymnasium spaces of :func:`sequence_parts` under ``rules``."""
+    import gymnasium
+
+    high = np.zeros(sequence.TOKEN_WIDTH, dtype=np.int16)
+    high[sequence.F_KIND] = len(sequence.KINDS) - 1
+    high[sequence.F_WHO] = sequence.WHO_NOBODY
+    high[sequence.F_CARD : sequence.F_VALUE] = sequence.NO_CARD
+    value = max(round_points_bound(rules), yaku_total_bound(rules), MAX_KOIKOI_CALLS, 48)
+    high[sequence.F_VALUE] = min(value, np.iinfo(np.int16).max)
+    high[sequence.F_ROUND] = RANGES["game.rounds"][1]
+    high[sequence.F_MONTH] = 12
+    tokens = np.broadcast_to(high, (length, sequence.TOKEN_WIDTH)).copy()
+    return {
+        "sequence": gymnasium.spaces.Box(np.zeros_like(tokens), tokens, dtype=np.int16),
+        "sequence_length": gymnasium.spaces.Discrete(length + 1),
+        "hand": gymnasium.spaces.Box(0, 1, (48,), dtype=np.int8),
+    }
+
+
+def sequence_parts(view: PlayerView, length: int, scope: str) -> dict[str, Any]:
+    """The sequence observation's parts of ``view`` (its history in ``scope``):
+    ``sequence`` (int16, ``length`` x :data:`~koikoi.kernel.sequence.TOKEN_WIDTH`),
+    ``sequence_length`` (the tokens in it) and ``hand`` (the private part)."""
+    tokens, count = sequence.encode_sequence(view, length=length, scope=scope)
+    hand = sequence.hand_plane(view)
+    return {"sequence": tokens, "sequence_length": np.int64(count), "hand": hand}
+
+
 def returns_of(deltas: tuple[int, int], winner: int | None, reward: str) -> tuple[float, float]:
     """Both players' rewards for score changes ``deltas`` and ``winner`` under ``reward``."""
     if reward == "points":
@@ -179,10 +228,12 @@ class Runner:
     episodes.
     """
 
-    def __init__(self, rules: Rules, episode: str, reward: str) -> None:
+    def __init__(self, rules: Rules, episode: str, reward: str, *, history: bool = False) -> None:
         self.rules = rules
         self.episode = check_choice("episode", episode, EPISODES)
         self.reward = check_choice("reward", reward, REWARDS)
+        self.history = history
+        """Whether the game keeps its events, for :meth:`view` ``with_history``."""
         self.seeder = random.Random()
         self.match: Match | None = None
         self.round: Round | None = None
@@ -219,7 +270,7 @@ class Runner:
                 self.new_match = False
                 return
         game_seed = int(seed) if seed is not None else self.seeder.getrandbits(_SEED_BITS)
-        self.match = Match(self.rules, seed=game_seed, events=False)
+        self.match = Match(self.rules, seed=game_seed, events=self.history)
         self.round = self.match.round
         self.new_match = True
         if self.match.is_over:  # every round settled at the deal: practically never
@@ -245,6 +296,8 @@ class Runner:
                 f"match scores {scores[0]}/{scores[1]} are beyond what a match under "
                 f"{self.rules.name!r} can reach (±{self._max_score})"
             )
+        if self.history:
+            rnd.events = []  # the history starts at the position
         self.match = None
         self.round = rnd
         self._scores = scores
@@ -283,14 +336,19 @@ class Runner:
 
     # ---------------------------------------------------------- what is seen
 
-    def view(self, player: int) -> PlayerView:
-        """``player``'s view; at the end of the episode, of the finished round or match."""
+    def view(self, player: int, *, with_history: bool = False) -> PlayerView:
+        """``player``'s view; at the end of the episode, of the finished round or match.
+
+        ``with_history`` (for a runner made with ``history=True``) fills the view's
+        history with the events ``player`` may see: the match's, or those of a round
+        set up from a position since the position.
+        """
         rnd = self.round
         if rnd is None:
             raise InvalidInputError("no episode has started: call reset() first")
         match = self.match
         if match is not None and (self.episode == "match" or not rnd.is_over):
-            return view_of(match, player, with_history=False)
+            return view_of(match, player, with_history=with_history)
         if match is not None:
             scores = (match.scores[0], match.scores[1])
             return view_of_round(
@@ -299,8 +357,15 @@ class Runner:
                 match_scores=scores,
                 rounds=self.rules.game.rounds,
                 settlements=tuple(match.settlements),
+                history=tuple(match.events) if with_history else (),
             )
-        return view_of_round(rnd, player, match_scores=self.match_scores, rounds=self._rounds)
+        return view_of_round(
+            rnd,
+            player,
+            match_scores=self.match_scores,
+            rounds=self._rounds,
+            history=tuple(rnd.events or ()) if with_history else (),
+        )
 
     @property
     def match_scores(self) -> tuple[int, int]:

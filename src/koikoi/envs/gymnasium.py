@@ -16,7 +16,12 @@ Importing this module registers ``"koikoi/KoiKoi-v0"``::
 
 * Observation: ``{"observation": float32[SIZE], "action_mask": int8[NUM_ACTIONS]}``
   (``observation="dict"``), or the float32 vector alone (``observation="vector"``;
-  the mask is then in ``info["action_mask"]``). :meth:`KoiKoiEnv.action_masks`
+  the mask is then in ``info["action_mask"]``), or with ``observation="sequence"``
+  the dict plus the full history of :mod:`koikoi.kernel.sequence`:
+  ``"sequence"`` (int16, ``sequence_length`` x ``TOKEN_WIDTH``: every public event
+  of the round, or of the match with ``episode="match"``, in order, then zeros),
+  ``"sequence_length"`` (the tokens in it) and ``"hand"`` (int8[48], the seat's
+  own hand: the private part, kept apart). :meth:`KoiKoiEnv.action_masks`
   gives the mask either way, as sb3-contrib's ``MaskablePPO`` asks for it.
 * Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.game.actions`.
 * The reward comes at the end of the episode (``episode="round"`` or
@@ -48,6 +53,9 @@ from koikoi.envs._runner import (
     check_choice,
     observation_bounds,
     resolve_rules,
+    sequence_length_option,
+    sequence_parts,
+    sequence_spaces,
 )
 from koikoi.game.actions import NUM_ACTIONS
 from koikoi.game.errors import InvalidInputError
@@ -58,7 +66,7 @@ __all__ = ["ENV_ID", "KoiKoiEnv"]
 
 ENV_ID: Final = "koikoi/KoiKoi-v0"
 SEATS: Final = (0, 1, "random")
-OBSERVATIONS: Final = ("dict", "vector")
+OBSERVATIONS: Final = ("dict", "vector", "sequence")
 RENDER_MODES: Final = ("human", "ansi")
 _MAX_SKIPS: Final = 1000
 
@@ -73,7 +81,9 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         episode: ``"round"`` or ``"match"``.
         reward: ``"points"``, ``"net"`` or ``"win"``.
         seat: the learner's player number, 0 or 1, or ``"random"`` (drawn per match).
-        observation: ``"dict"`` or ``"vector"``.
+        observation: ``"dict"``, ``"vector"`` or ``"sequence"``.
+        sequence_length: the rows of ``"sequence"`` (the latest events are kept when
+            there are more); ``None``: room for every event of an episode.
         illegal_reward: the reward of an illegal action, which ends the episode.
         render_mode: ``None``, ``"human"`` (prints) or ``"ansi"`` (returns text).
 
@@ -93,12 +103,15 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         reward: str = "points",
         seat: int | str = 0,
         observation: str = "dict",
+        sequence_length: int | None = None,
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
         self.rules = resolve_rules(rules)
-        self._game = Runner(self.rules, episode, reward)
+        history = observation == "sequence"
+        self._game = Runner(self.rules, episode, reward, history=history)
+        self.sequence_length = sequence_length_option(sequence_length, episode, self.rules)
         if seat not in SEATS or isinstance(seat, bool):
             raise InvalidInputError(f"seat must be 0, 1 or 'random', not {seat!r}")
         self.seat_option = seat
@@ -125,11 +138,15 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         self._illegal = False
         low, high = observation_bounds(self.rules)
         vector = gymnasium.spaces.Box(low, high, dtype=np.float32)
-        if self.observation_kind == "dict":
+        if self.observation_kind != "vector":
             mask = gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)
-            self.observation_space: gymnasium.spaces.Space[Any] = gymnasium.spaces.Dict(
-                {"observation": vector, "action_mask": mask}
-            )
+            spaces: dict[str, gymnasium.spaces.Space[Any]] = {
+                "observation": vector,
+                "action_mask": mask,
+            }
+            if history:
+                spaces |= sequence_spaces(self.rules, self.sequence_length)
+            self.observation_space: gymnasium.spaces.Space[Any] = gymnasium.spaces.Dict(spaces)
         else:
             self.observation_space = vector
         self.action_space: gymnasium.spaces.Space[np.int64] = gymnasium.spaces.Discrete(NUM_ACTIONS)
@@ -228,12 +245,16 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
             game.act(self.opponent.act(view, self._opponent_rng))
 
     def _observation(self) -> Any:
-        view = self._game.view(self.seat)
+        history = self.observation_kind == "sequence"
+        view = self._game.view(self.seat, with_history=history)
         vector = encode(view)
         if self.observation_kind == "vector":
             return vector
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8) if self._illegal else action_mask(view)
-        return {"observation": vector, "action_mask": mask}
+        obs = {"observation": vector, "action_mask": mask}
+        if history:
+            obs |= sequence_parts(view, self.sequence_length, self._game.episode)
+        return obs
 
     def _info(self) -> dict[str, Any]:
         if self.observation_kind == "vector":

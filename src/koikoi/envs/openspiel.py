@@ -47,6 +47,7 @@ a position (``episode="round"``) for analysis and search.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from dataclasses import dataclass
@@ -72,6 +73,7 @@ from koikoi.game.positions import parse_position
 from koikoi.game.rules import Rules
 from koikoi.game.scoring import Settlement
 from koikoi.game.views import PlayerView, determinize, view_of_round
+from koikoi.kernel import sequence
 from koikoi.kernel.encoding import SEGMENTS, SIZE, encode, info_state_string
 
 __all__ = [
@@ -277,7 +279,7 @@ class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
         ``perfect_recall=True`` and for the observation with ``perfect_recall=False``."""
         if params:
             raise InvalidInputError(f"the koikoi observer takes no parameters, not {params!r}")
-        return KoiKoiObserver(iig_obs_type)
+        return KoiKoiObserver(iig_obs_type, self.rules, self.settings.episode)
 
 
 def _dealt_events(events: list[Event], decks: int) -> tuple[Event, ...]:
@@ -714,7 +716,14 @@ class KoiKoiObserver:
       2 x 48;
     * ``history`` (perfect recall, with public information): the current round's
       turns in order, :data:`HISTORY_TURNS` x :data:`HISTORY_WIDTH`; earlier rounds
-      are summed up in the match part.
+      are summed up in the match part;
+    * ``sequence`` (perfect recall, with public information): the sequence
+      observation of :mod:`koikoi.kernel.sequence`, every public event of the
+      episode (the round, or the match with ``episode="match"``) as tokens, ``length``
+      x :data:`~koikoi.kernel.sequence.TOKEN_WIDTH` (the token values as floats, then
+      zeros; ``length`` from :func:`~koikoi.kernel.sequence.default_length`), from the
+      player's side, or from seat 0's when the type holds no private information of
+      the player (so both players get the same).
 
     The string joins, with `` | ``, the view's position text (public and own
     private information) or :func:`public_text` (public only), the hands the type
@@ -728,7 +737,9 @@ class KoiKoiObserver:
             OpenSpiel's own games do.
     """
 
-    def __init__(self, iig_obs_type: Any = None) -> None:
+    def __init__(
+        self, iig_obs_type: Any = None, rules: Rules | None = None, episode: str = "round"
+    ) -> None:
         kind = (
             iig_obs_type
             if iig_obs_type is not None
@@ -745,8 +756,11 @@ class KoiKoiObserver:
             shapes.append(("private_hands", (2, DECK)))
         elif self.private == _PRIVATE.SINGLE_PLAYER and not self.public:
             shapes.append(("private_hand", (DECK,)))
+        self.scope = episode
+        self.sequence_rows = sequence.default_length(episode, rules or Rules())
         if self.perfect_recall and self.public:
             shapes.append(("history", (HISTORY_TURNS, HISTORY_WIDTH)))
+            shapes.append(("sequence", (self.sequence_rows, sequence.TOKEN_WIDTH)))
         total = sum(int(np.prod(shape)) for _, shape in shapes)
         self.tensor: npt.NDArray[np.float32] = np.zeros(total, dtype=np.float32)
         self.dict: dict[str, npt.NDArray[np.float32]] = {}
@@ -782,6 +796,11 @@ class KoiKoiObserver:
             _bits(rnd.hands[player], pieces["private_hand"])
         if "history" in pieces:
             _write_history(core.events(), pieces["history"])
+        if "sequence" in pieces:
+            side = player if self.private == _PRIVATE.SINGLE_PLAYER else 0
+            view = dataclasses.replace(core.view(side), history=core.events())
+            tokens, _ = sequence.encode_sequence(view, length=self.sequence_rows, scope=self.scope)
+            pieces["sequence"][:] = tokens
 
     def string_from(self, state: KoiKoiState, player: int) -> str:
         _check_player(state, player)

@@ -8,6 +8,11 @@ games. Needs ``pip install 'koikoi[rl]'``.
 * Observation: ``{"observation": float32[SIZE], "action_mask": int8[NUM_ACTIONS]}``
   from the agent's own :class:`~koikoi.game.views.PlayerView` only; the mask is all
   zeros when it is not the agent's turn.
+* ``observation="sequence"`` adds the full history of :mod:`koikoi.kernel.sequence`:
+  ``"sequence"`` (int16, ``sequence_length`` x ``TOKEN_WIDTH``: every public event
+  of the round, or of the match with ``episode="match"``, in order, then zeros),
+  ``"sequence_length"`` (the tokens in it) and ``"hand"`` (int8[48], the agent's
+  own hand: the private part, kept apart).
 * Action: ``Discrete(NUM_ACTIONS)``, the fixed ids of :mod:`koikoi.game.actions`.
 * Rewards come at the end of the episode (``episode="round"``: one round;
   ``"match"``: the whole match): ``reward="points"`` gives each player's score
@@ -38,7 +43,6 @@ from typing import Any, ClassVar, Final
 
 import gymnasium
 import numpy as np
-import numpy.typing as npt
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -48,6 +52,9 @@ from koikoi.envs._runner import (
     check_choice,
     observation_bounds,
     resolve_rules,
+    sequence_length_option,
+    sequence_parts,
+    sequence_spaces,
 )
 from koikoi.game.actions import NUM_ACTIONS
 from koikoi.game.errors import InvalidInputError
@@ -58,8 +65,9 @@ __all__ = ["AGENTS", "env", "raw_env"]
 
 AGENTS: Final = ("player_0", "player_1")
 RENDER_MODES: Final = ("human", "ansi")
+OBSERVATIONS: Final = ("dict", "sequence")
 
-Observation = dict[str, npt.NDArray[Any]]
+Observation = dict[str, Any]
 
 
 def env(
@@ -67,6 +75,8 @@ def env(
     *,
     episode: str = "round",
     reward: str = "points",
+    observation: str = "dict",
+    sequence_length: int | None = None,
     render_mode: str | None = None,
 ) -> Any:
     """The environment, wrapped as PettingZoo's classic games are.
@@ -75,12 +85,22 @@ def env(
         rules: a preset name, a house-rules TOML path or a :class:`Rules`.
         episode: ``"round"`` or ``"match"``.
         reward: ``"points"``, ``"net"`` or ``"win"``.
+        observation: ``"dict"`` or ``"sequence"`` (the dict and the full history).
+        sequence_length: the rows of ``"sequence"`` (the latest events are kept when
+            there are more); ``None``: room for every event of an episode.
         render_mode: ``None``, ``"human"`` (prints) or ``"ansi"`` (returns text).
 
     Raises:
         InvalidInputError: unknown rules or a bad option (the message says what is allowed).
     """
-    e = raw_env(rules, episode=episode, reward=reward, render_mode=render_mode)
+    e = raw_env(
+        rules,
+        episode=episode,
+        reward=reward,
+        observation=observation,
+        sequence_length=sequence_length,
+        render_mode=render_mode,
+    )
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
@@ -102,6 +122,8 @@ class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
         *,
         episode: str = "round",
         reward: str = "points",
+        observation: str = "dict",
+        sequence_length: int | None = None,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
@@ -109,16 +131,20 @@ class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
             check_choice("render_mode", render_mode, RENDER_MODES)
         self.rules = resolve_rules(rules)
         self.render_mode = render_mode
-        self._game = Runner(self.rules, episode, reward)
+        self.observation_kind = check_choice("observation", observation, OBSERVATIONS)
+        history = observation == "sequence"
+        self._game = Runner(self.rules, episode, reward, history=history)
+        self.sequence_length = sequence_length_option(sequence_length, episode, self.rules)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
         low, high = observation_bounds(self.rules)
-        space = gymnasium.spaces.Dict(
-            {
-                "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
-                "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
+        spaces: dict[str, Any] = {
+            "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        }
+        if history:
+            spaces |= sequence_spaces(self.rules, self.sequence_length)
+        space = gymnasium.spaces.Dict(spaces)
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: gymnasium.spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self._reset_dicts()
@@ -159,8 +185,12 @@ class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
         self.agent_selection = AGENTS[current if current is not None else 0]
 
     def observe(self, agent: str) -> Observation:
-        view = self._game.view(AGENTS.index(agent))
-        return {"observation": encode(view), "action_mask": action_mask(view)}
+        history = self.observation_kind == "sequence"
+        view = self._game.view(AGENTS.index(agent), with_history=history)
+        obs: Observation = {"observation": encode(view), "action_mask": action_mask(view)}
+        if history:
+            obs |= sequence_parts(view, self.sequence_length, self._game.episode)
+        return obs
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (``None`` for an agent that is done).

@@ -17,6 +17,16 @@ arrays, for the player to act in each round:
   holds a new deal, whose first observation is in ``observations``);
 * ``players`` (int8, ``n``): the player to act.
 
+With ``sequence=True`` each step also writes the sequence observation of
+:mod:`koikoi.kernel.sequence` (exactly ``sequence.encode_sequence(view)`` of the
+player to act, compiled in :mod:`koikoi.kernel.batch_sequence`):
+
+* ``sequences`` (int16, ``n x MAX_ROUND_TOKENS x TOKEN_WIDTH``): every public
+  event of the current round in order, then zeros;
+* ``sequence_lengths`` (int16, ``n``): the tokens of each.
+
+The private part, the player's own hand, is the observation's first 48 values.
+
 Every rule comes from the playout kernel (:mod:`koikoi.kernel`), which is
 checked against the reference engine; ``tests/envs/test_vector.py`` replays the
 simulator's rounds through :class:`~koikoi.game.engine.Round` and compares every
@@ -235,6 +245,8 @@ class VectorEnv:
         match_scores: round episodes: the match scores (player 0, player 1)
             that each round's observation shows (default: the rules'
             ``game.start_points`` each).
+        sequence: also write ``sequences`` and ``sequence_lengths`` at every step
+            (see the module docs; round episodes only).
 
     Raises:
         InvalidInputError: a bad argument (the message names it and what is
@@ -252,6 +264,7 @@ class VectorEnv:
         round_number: int | str | None = None,
         episode: str = "round",
         match_scores: tuple[int, int] | None = None,
+        sequence: bool = False,
     ) -> None:
         impl = _need_impl()
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -283,6 +296,11 @@ class VectorEnv:
             raise InvalidInputError(
                 f"match_scores must be a tuple of two integers (player 0, player 1), "
                 f"not {match_scores!r}"
+            )
+        if sequence and episode == "match":
+            raise InvalidInputError(
+                "sequence=True goes with round episodes only, for now: a match episode's "
+                "sequence would need the tokens of every round (use episode='round')"
             )
         dealer = "random" if dealer is None else dealer
         round_number = 1 if round_number is None else round_number
@@ -328,6 +346,17 @@ class VectorEnv:
         self.dones = np.zeros(n, dtype=np.bool_)
         self.players = np.zeros(n, dtype=np.int8)
         self._actions = np.zeros(n, dtype=np.int64)
+        self.sequence = bool(sequence)
+        self._sequence_impl: Any = None
+        if self.sequence:
+            from koikoi.kernel import batch_sequence
+
+            self._sequence_impl = batch_sequence
+            rows, width = batch_sequence.MAX_TOKENS, batch_sequence.TOKEN_WIDTH
+            self.sequences = np.zeros((n, rows, width), dtype=np.int16)
+            self.sequence_lengths = np.zeros(n, dtype=np.int16)
+            self._sides = np.zeros(n, dtype=np.int8)
+            self._prev = np.zeros_like(self._states)
         self._seed(seed)
         self._ready = False
 
@@ -399,6 +428,8 @@ class VectorEnv:
         code = self._impl.step_all(*self._common(), self._actions, self.rewards, self.dones, True)
         if code < -1:  # pragma: no cover - a fresh deal always has a legal hand play
             raise RuntimeError(f"environment {-2 - code}: a fresh deal with no legal action")
+        if self.sequence:
+            self._record(self._actions, reset=True)
         self._ready = True
         return self._result()
 
@@ -424,6 +455,8 @@ class VectorEnv:
         if arr.dtype != np.int64 or not arr.flags.c_contiguous:
             self._actions[:] = arr
             arr = self._actions
+        if self.sequence:
+            np.copyto(self._prev, self._states)
         code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones, False)
         if code >= 0:
             legal = self.legal_ids[code, : self.legal_counts[code]]
@@ -436,7 +469,27 @@ class VectorEnv:
             )
         if code < -1:
             raise RuntimeError(f"environment {-2 - code}: a live round with no legal action")
+        if self.sequence:
+            self._record(arr, reset=False)
         return self._result()
+
+    def _record(self, actions: npt.NDArray[np.int64], *, reset: bool) -> None:
+        """Bring the sequences up to date after a step (``self._prev``: the states before)."""
+        self._sequence_impl.record_all(
+            self._prev,
+            self._states,
+            self._stocks,
+            self._extra,
+            self._rules_arr,
+            actions,
+            self.dones,
+            self.legal_counts,
+            self.players,
+            self.sequences,
+            self.sequence_lengths,
+            self._sides,
+            reset,
+        )
 
     def sample_actions(self, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
         """A uniformly random legal action id per environment (chosen in the kernel).
@@ -645,23 +698,24 @@ def benchmark(
     n: int = 1024,
     dense_mask: bool = False,
     episode: str = "round",
+    sequence: bool = False,
 ) -> dict[str, Any]:
     """Environment steps per second of :class:`VectorEnv` with random legal actions.
 
     The actions are drawn in the kernel (:meth:`VectorEnv.sample_actions`);
     each step writes the observations, the legal ids (and with ``dense_mask``
-    the masks), the rewards and the dones of all ``n`` environments. The
-    compilation (or loading the cache) and a warm-up are excluded.
-    ``episode="match"`` steps whole-match episodes.
+    the masks; with ``sequence`` the sequences), the rewards and the dones of all
+    ``n`` environments. The compilation (or loading the cache) and a warm-up are
+    excluded. ``episode="match"`` steps whole-match episodes.
 
     Returns:
         ``{"steps_per_s", "steps_per_cpu_s", "steps", "episodes", "rounds", "seconds",
-        "cpu_seconds", "n", "dense_mask", "episode", "rules"}`` (``rounds``: the
-        rounds ended, for round episodes; None for match episodes).
+        "cpu_seconds", "n", "dense_mask", "episode", "sequence", "rules"}``
+        (``rounds``: the rounds ended, for round episodes; None for match episodes).
     """
     if not seconds > 0:
         raise InvalidInputError(f"seconds must be positive, not {seconds}")
-    env = VectorEnv(n, rules, seed, dense_mask=dense_mask, episode=episode)
+    env = VectorEnv(n, rules, seed, dense_mask=dense_mask, episode=episode, sequence=sequence)
     env.reset()
     actions = np.empty(n, dtype=np.int64)
     for _ in range(20):  # warm-up
@@ -687,5 +741,6 @@ def benchmark(
         "n": n,
         "dense_mask": dense_mask,
         "episode": episode,
+        "sequence": sequence,
         "rules": rules.name,
     }

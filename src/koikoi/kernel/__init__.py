@@ -20,6 +20,8 @@ The package, by concern:
 * :mod:`koikoi.kernel.policy`: the rollout policies' values and weights (no numba).
 * :mod:`koikoi.kernel.bench`: what ``koikoi bench kernel`` measures.
 * :mod:`koikoi.kernel.encoding`: the observation encoding of the research environments.
+* :mod:`koikoi.kernel.sequence`: the sequence observation (every public event as
+  tokens); :mod:`koikoi.kernel.batch_sequence` writes it in the batched simulator.
 
 Policies (for both players):
 
