@@ -53,6 +53,7 @@ __all__ = [
     "expert_from_spec",
     "level_from_spec",
     "make_level",
+    "match_candidates",
     "preload",
 ]
 
@@ -104,6 +105,9 @@ TREE_RATE: Final = 1_000_000
 """Tree playouts a second on a fast core, at most (sizes the tree for a time budget)."""
 TREE_MAX_NODES: Final = 1 << 19
 """The largest tree a decision builds (about 34 MB)."""
+CHANCE_EPS: Final = 1e-9
+"""Match equities closer than this to the ends of the utility table count as at the end
+(:func:`match_candidates`)."""
 
 
 class ExpertAgent(MCTSAgent):
@@ -266,6 +270,19 @@ class ExpertAgent(MCTSAgent):
 
     def lookahead_for(self, view: PlayerView) -> int:
         return self.decide if view.phase is Phase.DECIDE else self.lookahead
+
+    def _choose(
+        self,
+        ids: list[int],
+        values: dict[int, float],
+        points: dict[int, float],
+        utility: MatchUtility | None,
+        rng: random.Random,
+    ) -> int:
+        """The search's choice (equity, then points), among :func:`match_candidates` only."""
+        if utility is not None:
+            ids = match_candidates(ids, values, utility)
+        return super()._choose(ids, values, points, utility, rng)
 
     def utility(self, view: PlayerView) -> MatchUtility | None:
         """Match equity as :class:`~koikoi.agents.mcts.MCTSAgent` has it, except before
@@ -432,6 +449,47 @@ class ExpertAgent(MCTSAgent):
             slope = (utility(d + SLOPE_STEP) - utility(d - SLOPE_STEP)) / (2 * SLOPE_STEP)
             new_values[a] = min(1.0, max(0.0, v + slope * (new_points[a] - d)))
         return new_values, new_points
+
+
+def match_candidates(
+    ids: list[int], values: Mapping[int, float], utility: MatchUtility
+) -> list[int]:
+    """The actions worth choosing among by points when ``values`` are match equities.
+
+    The round points only break ties of equity, and never between an action that
+    keeps a chance and one that has none. A chance is measured against the ends of
+    ``utility``'s table, the worst and the best the match can give after this round
+    (0 and 1 in the last round): an action whose every playout ended at the worst
+    has no chance of anything better; one whose every playout ended at the best has
+    no chance of worse. At a koi-koi decision the stop's value is exact (the round
+    ends), so a stop that gives the best the match can give is taken, and a stop
+    that gives the worst is not (koi-koi cannot do worse). Otherwise the actions
+    sure of the best, if any; else those with any chance above the worst, if any;
+    else all.
+
+    >>> from koikoi.agents.mcts import MatchUtility
+    >>> from koikoi.game.actions import KOIKOI_ID, STOP_ID
+    >>> last_round = MatchUtility([0.0, 0.0, 0.0, 0.5, 1.0])
+    >>> match_candidates([KOIKOI_ID, STOP_ID], {KOIKOI_ID: 0.0, STOP_ID: 0.0}, last_round) == [
+    ...     KOIKOI_ID
+    ... ]
+    True
+    >>> match_candidates([3, 7, 9], {3: 0.0, 7: 0.004, 9: 0.2}, last_round)
+    [7, 9]
+    """
+    low, high = min(utility.table), max(utility.table)
+    if high - low <= CHANCE_EPS:
+        return ids
+    if STOP_ID in ids and KOIKOI_ID in ids:
+        stop = values[STOP_ID]
+        if stop >= high - CHANCE_EPS:
+            return [STOP_ID]
+        if stop <= low + CHANCE_EPS:
+            return [KOIKOI_ID]
+    sure = [a for a in ids if values[a] >= high - CHANCE_EPS]
+    if sure:
+        return sure
+    return [a for a in ids if values[a] > low + CHANCE_EPS] or ids
 
 
 @functools.cache

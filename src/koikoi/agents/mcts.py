@@ -378,10 +378,21 @@ class MCTSAgent:
         values, points = self._refine(
             view, rng, *self._search(view, rng, decide=True, utility=utility), utility
         )
+        return self._choose(list(ids), values, points, utility, rng)
+
+    def _choose(
+        self,
+        ids: list[int],
+        values: dict[int, float],
+        points: dict[int, float],
+        utility: MatchUtility | None,
+        rng: random.Random,
+    ) -> int:
+        """The action to play among ``ids`` given the search's values and points."""
         if utility is not None:
             # Equal equity (a match all but decided, or noise): the points still count.
             values = {a: v + POINTS_TIEBREAK * points[a] for a, v in values.items()}
-        best = max(values.values())
+        best = max(values[a] for a in ids)
         ties = [a for a in ids if values[a] >= best - 1e-9]
         return ties[int(rng.random() * len(ties))] if len(ties) > 1 else ties[0]
 

@@ -43,6 +43,11 @@ Policies (for both players):
   yaku total and no opponent yaku one card short.
 * ``"soft"``: hand plays drawn by the play model of :mod:`koikoi.agents.inference`.
 
+Every policy but ``random`` decides koi-koi for the match first: in the searches,
+whose match utility gives each player the points a stop must win to change the
+match result (``_compiled.set_needs``), a player short of them calls koi-koi and
+plays on (docs/kernel.md, "Playouts that know the match").
+
 >>> from koikoi.game.engine import Match
 >>> from koikoi.kernel import playouts
 >>> rnd = Match(seed=5, events=False).round

@@ -189,7 +189,11 @@ S_DELTA1: Final = 22
 S_REASON: Final = 23
 S_BASE: Final = 24
 S_ERROR: Final = 25  # 1: no legal action in a live state (cannot happen from a real deal)
-STATE_SIZE: Final = 26
+# The match context (0: none): the fewest points a stop must win for player 0 (1) for
+# stopping to change the match result; a playout calls koi-koi below it (see choose_action).
+S_NEED0: Final = 26
+S_NEED1: Final = 27
+STATE_SIZE: Final = 28
 STOCK_SIZE: Final = 48
 
 PHASE_PLAY: Final = 0
@@ -557,14 +561,11 @@ def _finish(
     state[S_PHASE] = PHASE_OVER
 
 
-@_jit("void(int64[::1], int64[::1], int64[::1], int64, int64)")
-def _settle_as_stop(
-    state: Int64Array, rules: Int64Array, buf: Int64Array, p: int, reason: int
-) -> None:
-    """Scorer.settle for a round stopped by ``p`` (or exhausted "as if stopped")."""
+@_jit("int64(int64[::1], int64[::1], int64, int64)")
+def _stop_points(state: Int64Array, rules: Int64Array, p: int, base: int) -> int:
+    """The points ``p`` wins by stopping with a yaku total of ``base`` (Scorer.settle)."""
     own = state[S_CALLS0 + p]
     opp = state[S_CALLS0 + 1 - p]
-    base = yaku_total(state[S_PILE0 + p], state[S_MONTH], own > 0, rules, buf)
     points = base
     if rules[R_SEVEN] != 0 and base >= 7:
         points *= 2
@@ -581,7 +582,16 @@ def _settle_as_stop(
             points += own
         elif own >= 4:
             points *= own - 2
-    _finish(state, rules, p, base, points, reason)
+    return int(points)
+
+
+@_jit("void(int64[::1], int64[::1], int64[::1], int64, int64)")
+def _settle_as_stop(
+    state: Int64Array, rules: Int64Array, buf: Int64Array, p: int, reason: int
+) -> None:
+    """Scorer.settle for a round stopped by ``p`` (or exhausted "as if stopped")."""
+    base = yaku_total(state[S_PILE0 + p], state[S_MONTH], state[S_CALLS0 + p] > 0, rules, buf)
+    _finish(state, rules, p, base, _stop_points(state, rules, p, base), reason)
 
 
 @_jit("void(int64[::1], int64[::1])")
@@ -1013,11 +1023,18 @@ def choose_action(
     """One of the ``n`` legal actions in ``buf``: uniform, greedy or yaku (ties uniform).
 
     ``yaku`` adds :data:`YAKU_WEIGHT` per point the capture adds to the player's
-    yaku total to the greedy card value.
+    yaku total to the greedy card value. At a koi-koi decision every policy but
+    ``random`` follows the match first: when a stop would win fewer points than
+    the player needs for it to change the match result (``state[S_NEED0 + p]``,
+    see :func:`set_needs`), it calls koi-koi and plays on for them.
     """
     if policy == POLICY_RANDOM or n == 1:
         return int(buf[rand_below(rng, n)])
     if state[S_PHASE] == PHASE_DECIDE:
+        p = state[S_CURRENT]
+        need = state[S_NEED0 + p]
+        if need > 0 and _stop_points(state, rules, p, state[S_SCORE0 + p]) < need:
+            return KOIKOI_ID
         if policy == POLICY_BOLD and bold_koikoi(state, rules):
             return KOIKOI_ID
         return STOP_ID
@@ -1372,6 +1389,47 @@ def utility(v: float, util: npt.NDArray[np.float64]) -> float:
     return float(util[U_TABLE + i])
 
 
+NEED_EPS: Final = 1e-9
+"""Utilities closer than this are equal (the match result is the same)."""
+
+
+@_jit("void(int64[::1], float64[::1], int64)")
+def set_needs(state: Int64Array, util: npt.NDArray[np.float64], player: int) -> None:
+    """Write the match context of ``util`` (``player``'s utility) into ``state``: for each
+    player, the fewest points a stop must win to change the match result.
+
+    For ``player``: the least ``d > 0`` whose utility is above the table's lowest (a
+    stop for fewer loses the match as surely as the worst result would); for the
+    opponent: the least ``e > 0`` with ``utility(-e)`` below the table's highest.
+    Without a utility, or when no result of the round changes the match, 0: the
+    policies stop as they always do. Before the last round every result moves
+    the match equity a little, so the context matters in the last round(s) only.
+    """
+    state[S_NEED0] = 0
+    state[S_NEED1] = 0
+    if util[U_ENABLED] == 0.0:
+        return
+    span = int(util[U_SPAN])
+    lo = util[U_TABLE]
+    hi = util[U_TABLE]
+    for i in range(2 * span + 1):
+        v = util[U_TABLE + i]
+        lo = min(lo, v)
+        hi = max(hi, v)
+    if hi - lo <= NEED_EPS:
+        return
+    for d in range(1, span + 1):
+        if util[U_TABLE + span + d] > lo + NEED_EPS:
+            if d > 1:
+                state[S_NEED0 + player] = d
+            break
+    for e in range(1, span + 1):
+        if util[U_TABLE + span - e] < hi - NEED_EPS:
+            if e > 1:
+                state[S_NEED0 + 1 - player] = e
+            break
+
+
 @_jit("int64(int8[::1])")
 def _mask_of(cards: Int8Array) -> int:
     m = 0
@@ -1486,13 +1544,17 @@ def search_batch(
     are actions, ``out[i, n + j]`` is the mean net result itself (round points
     beside the utility). With ``depth`` > 0 the playouts look ahead
     (:func:`play_out_lookahead`: the first ``depth`` choices after the action by a
-    search of ``samples`` re-deals from the chooser's side). Returns the number of
-    playouts that hit an error.
+    search of ``samples`` re-deals from the chooser's side). The playouts know the
+    match: ``util`` sets both players' needs (:func:`set_needs`), so a player whose
+    stop cannot change the match result plays on. Returns the number of playouts
+    that hit an error.
     """
     nact = actions.shape[0]
     both = out.shape[1] == 2 * nact
     opp = 1 - player
     sign = 1 if player == 0 else -1
+    state0 = state0.copy()
+    set_needs(state0, util, player)
     pool = unseen_cards(state0, stock0, opp)
     avoid &= _mask_of(pool)
     base = np.empty_like(state0)
@@ -1718,11 +1780,14 @@ def tree_search(
     With ``paired``, an iteration instead descends once below *every* root
     action on the same re-deal, with the same playout random numbers, as the
     flat search compares its actions (common random numbers: the root's
-    differences are measured on equal deals). Returns the playouts that hit an
-    error.
+    differences are measured on equal deals). As in :func:`search_batch`, ``util``
+    sets both players' needs (:func:`set_needs`) for the koi-koi decisions of the
+    tree and the playouts. Returns the playouts that hit an error.
     """
     opp = 1 - player
     sign = 1 if player == 0 else -1
+    state0 = state0.copy()
+    set_needs(state0, util, player)
     pool = unseen_cards(state0, stock0, opp)
     avoid &= _mask_of(pool)
     threshold = int(slack * (1 << 30))
