@@ -5,6 +5,8 @@
   preset, written as the JSON file the package ships.
 * ``koikoi train value``: the value network (:mod:`koikoi.agents.valuenet`),
   from self-play positions labelled with the round's result.
+* ``koikoi train dmc``: the learned player's Q-network (:mod:`koikoi.agents.learned`),
+  by Deep Monte-Carlo self-play in the batched simulator (:mod:`koikoi.lab.dmc`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ DEFAULT_VALUE_ROUNDS = 20000
 DEFAULT_VALUE_EPOCHS = 3
 DEFAULT_HIDDEN = "64,32"
 DEFAULT_WEIGHT_DECAY = 1e-4
+DEFAULT_DMC_STEPS = 30_000_000
+DEFAULT_DMC_RULES = ("nintendo", "koikoi-japan")
 
 
 def register(subparsers: Any) -> None:
@@ -140,6 +144,84 @@ def register(subparsers: Any) -> None:
         "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
     )
     add_json_option(value, help="print the curve as JSON")
+    dmc = add_command(
+        sub,
+        "dmc",
+        run=_run_dmc,
+        help="train the learned player by Deep Monte-Carlo self-play",
+        description=(
+            "Train the learned player's Q-network as DouZero does (Deep Monte-Carlo): "
+            "epsilon-greedy self-play in the batched simulator, every decision labelled with "
+            "its round's net points, the network regressed on them (numpy). Prints a row of the "
+            "learning curve as it goes (the loss, and net points a round against random play) "
+            "and the wall-clock and CPU time. The package ships the output of the default "
+            "command (see docs/research.md)."
+        ),
+    )
+    dmc.add_argument(
+        "--rules",
+        action="append",
+        default=None,
+        metavar="RULES",
+        help="a preset or house-rules file to train under (repeatable; default: "
+        + " and ".join(DEFAULT_DMC_RULES)
+        + ")",
+    )
+    dmc.add_argument(
+        "--steps",
+        type=int,
+        default=DEFAULT_DMC_STEPS,
+        metavar="N",
+        help=f"environment steps (decisions) in all (default {DEFAULT_DMC_STEPS})",
+    )
+    add_seed_option(dmc, default=1, help="seed (default 1)")
+    dmc.add_argument(
+        "--envs", type=int, default=256, metavar="N", help="environments (default 256)"
+    )
+    dmc.add_argument(
+        "--hidden",
+        default="128,64",
+        metavar="SIZES",
+        help="hidden layer sizes, comma-separated (default 128,64)",
+    )
+    dmc.add_argument("--lr", type=float, default=1e-3, metavar="LR", help="Adam step (1e-3)")
+    dmc.add_argument(
+        "--batch", type=int, default=1024, metavar="B", help="decisions an update (default 1024)"
+    )
+    dmc.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.1,
+        metavar="P",
+        help="share of random moves at the start, falling to 0.02 (default 0.1)",
+    )
+    dmc.add_argument(
+        "--eval-every",
+        type=int,
+        default=2000,
+        metavar="U",
+        help="updates between rows of the learning curve (default 2000)",
+    )
+    dmc.add_argument(
+        "--eval-rounds",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="rounds against random play for each row, per rule set (default 1024)",
+    )
+    dmc.add_argument(
+        "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
+    )
+    dmc.add_argument(
+        "--curve", default=None, metavar="CSV", help="also write the learning curve as CSV"
+    )
+    dmc.add_argument(
+        "--plot",
+        default=None,
+        metavar="PNG",
+        help="also plot the learning curve (needs matplotlib: pip install 'koikoi[plot]')",
+    )
+    add_json_option(dmc, help="print the recipe and the curve as JSON")
     parser.set_defaults(func=lambda args: _usage(parser))
 
 
@@ -245,4 +327,80 @@ def _run_value(args: argparse.Namespace) -> int:
         print(json.dumps({"recipe": result.net.meta["recipe"], "curve": result.curve}))
     else:
         print(f"wrote {args.out} ({result.seconds:.1f} s of training)")
+    return 0
+
+
+def _run_dmc(args: argparse.Namespace) -> int:
+    from koikoi.game.errors import InvalidInputError
+    from koikoi.lab.dmc import DMCConfig, train_dmc, write_curve
+
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        raise InvalidInputError(
+            f"--hidden must be whole numbers separated by commas (128,64), not {args.hidden!r}"
+        ) from None
+    rules = tuple(args.rules or DEFAULT_DMC_RULES)
+    config = DMCConfig(
+        rules=rules,
+        steps=args.steps,
+        seed=args.seed,
+        num_envs=args.envs,
+        hidden=hidden,
+        lr=args.lr,
+        batch=args.batch,
+        epsilon=args.epsilon,
+        eval_every=args.eval_every,
+        eval_rounds=args.eval_rounds,
+    )
+    config.validate()
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InvalidInputError("--plot needs matplotlib: pip install 'koikoi[plot]'") from None
+
+    def show(point: dict[str, float]) -> None:
+        if not args.json:
+            against = "  ".join(
+                f"{k.split(':', 1)[1]} {v:+.2f}" for k, v in point.items() if k.startswith("vs_")
+            )
+            print(
+                f"steps {int(point['steps']):>10,}  updates {int(point['updates']):>6}  "
+                f"loss {point['loss']:.4f}  net/round vs random: {against}  "
+                f"({point['seconds']:.0f} s)",
+                flush=True,
+            )
+
+    result = train_dmc(config, progress=show)
+    command = (
+        f"koikoi train dmc --steps {args.steps} --seed {args.seed} --envs {args.envs} "
+        f"--hidden {args.hidden} --lr {args.lr:g} --batch {args.batch} "
+        f"--epsilon {args.epsilon:g} --eval-every {args.eval_every} "
+        f"--eval-rounds {args.eval_rounds}" + "".join(f" --rules {n}" for n in rules)
+    )
+    result.net.meta["recipe"] = {
+        "command": command,
+        "seed": args.seed,
+        "rules": list(rules),
+        "steps": result.steps,
+        "rounds": result.rounds,
+        "seconds": round(result.seconds, 1),
+        "cpu_seconds": round(result.cpu_seconds, 1),
+    }
+    result.net.meta["curve"] = result.curve
+    result.net.save(args.out)
+    if args.curve:
+        write_curve(result.curve, args.curve)
+    if args.plot:
+        from koikoi.lab.dmc import plot_curve
+
+        plot_curve(result.curve, args.plot)
+    if args.json:
+        print(json.dumps({"recipe": result.net.meta["recipe"], "curve": result.curve}))
+    else:
+        print(
+            f"wrote {args.out}: {result.steps:,} steps, {result.rounds:,} rounds in "
+            f"{result.seconds:.1f} s wall-clock, {result.cpu_seconds:.1f} s CPU"
+        )
     return 0
