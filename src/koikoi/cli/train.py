@@ -29,6 +29,7 @@ DEFAULT_VALUE_EPOCHS = 3
 DEFAULT_HIDDEN = "64,32"
 DEFAULT_WEIGHT_DECAY = 1e-4
 DEFAULT_DMC_STEPS = 30_000_000
+DEFAULT_PPO_STEPS = 6_000_000
 DEFAULT_DMC_RULES = ("nintendo", "koikoi-japan")
 
 
@@ -147,7 +148,7 @@ def register(subparsers: Any) -> None:
     dmc = add_command(
         sub,
         "dmc",
-        run=_run_dmc,
+        run=_run_learned,
         help="train the learned player by Deep Monte-Carlo self-play",
         description=(
             "Train the learned player's Q-network as DouZero does (Deep Monte-Carlo): "
@@ -158,7 +159,37 @@ def register(subparsers: Any) -> None:
             "command (see docs/research.md)."
         ),
     )
+    _learn_options(dmc, steps=DEFAULT_DMC_STEPS, lr=1e-3, batch=1024, eval_every=2000)
     dmc.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.1,
+        metavar="P",
+        help="share of random moves at the start, falling to 0.02 (default 0.1)",
+    )
+    dmc.set_defaults(algorithm="dmc")
+    ppo = add_command(
+        sub,
+        "ppo",
+        run=_run_learned,
+        help="train a policy network by PPO with action masks (self-play)",
+        description=(
+            "Train a policy network by PPO: a softmax over the legal actions only, self-play in "
+            "the batched simulator, Monte-Carlo advantages against a value network, the clipped "
+            "objective with an entropy bonus (numpy). Prints the learning curve as it goes and "
+            "the wall-clock and CPU time (see docs/research.md)."
+        ),
+    )
+    _learn_options(ppo, steps=DEFAULT_PPO_STEPS, lr=3e-4, batch=8192, eval_every=100)
+    ppo.set_defaults(algorithm="ppo")
+    parser.set_defaults(func=lambda args: _usage(parser))
+
+
+def _learn_options(
+    parser: argparse.ArgumentParser, *, steps: int, lr: float, batch: int, eval_every: int
+) -> None:
+    """The options ``koikoi train dmc`` and ``koikoi train ppo`` share."""
+    parser.add_argument(
         "--rules",
         action="append",
         default=None,
@@ -167,62 +198,60 @@ def register(subparsers: Any) -> None:
         + " and ".join(DEFAULT_DMC_RULES)
         + ")",
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--steps",
         type=int,
-        default=DEFAULT_DMC_STEPS,
+        default=steps,
         metavar="N",
-        help=f"environment steps (decisions) in all (default {DEFAULT_DMC_STEPS})",
+        help=f"environment steps (decisions) in all (default {steps})",
     )
-    add_seed_option(dmc, default=1, help="seed (default 1)")
-    dmc.add_argument(
+    add_seed_option(parser, default=1, help="seed (default 1)")
+    parser.add_argument(
         "--envs", type=int, default=256, metavar="N", help="environments (default 256)"
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--hidden",
         default="128,64",
         metavar="SIZES",
         help="hidden layer sizes, comma-separated (default 128,64)",
     )
-    dmc.add_argument("--lr", type=float, default=1e-3, metavar="LR", help="Adam step (1e-3)")
-    dmc.add_argument(
-        "--batch", type=int, default=1024, metavar="B", help="decisions an update (default 1024)"
+    parser.add_argument(
+        "--lr", type=float, default=lr, metavar="LR", help=f"Adam step (default {lr:g})"
     )
-    dmc.add_argument(
-        "--epsilon",
-        type=float,
-        default=0.1,
-        metavar="P",
-        help="share of random moves at the start, falling to 0.02 (default 0.1)",
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=batch,
+        metavar="B",
+        help=f"decisions an update (default {batch})",
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--eval-every",
         type=int,
-        default=2000,
+        default=eval_every,
         metavar="U",
-        help="updates between rows of the learning curve (default 2000)",
+        help=f"updates between rows of the learning curve (default {eval_every})",
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--eval-rounds",
         type=int,
         default=1024,
         metavar="N",
         help="rounds against random play for each row, per rule set (default 1024)",
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--curve", default=None, metavar="CSV", help="also write the learning curve as CSV"
     )
-    dmc.add_argument(
+    parser.add_argument(
         "--plot",
         default=None,
         metavar="PNG",
         help="also plot the learning curve (needs matplotlib: pip install 'koikoi[plot]')",
     )
-    add_json_option(dmc, help="print the recipe and the curve as JSON")
-    parser.set_defaults(func=lambda args: _usage(parser))
+    add_json_option(parser, help="print the recipe and the curve as JSON")
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -330,9 +359,10 @@ def _run_value(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_dmc(args: argparse.Namespace) -> int:
+def _run_learned(args: argparse.Namespace) -> int:
     from koikoi.game.errors import InvalidInputError
-    from koikoi.lab.dmc import DMCConfig, train_dmc, write_curve
+    from koikoi.lab.dmc import DMCConfig, DMCResult, train_dmc, write_curve
+    from koikoi.lab.ppo import PPOConfig, train_ppo
 
     try:
         hidden = tuple(int(h) for h in args.hidden.split(","))
@@ -341,18 +371,22 @@ def _run_dmc(args: argparse.Namespace) -> int:
             f"--hidden must be whole numbers separated by commas (128,64), not {args.hidden!r}"
         ) from None
     rules = tuple(args.rules or DEFAULT_DMC_RULES)
-    config = DMCConfig(
-        rules=rules,
-        steps=args.steps,
-        seed=args.seed,
-        num_envs=args.envs,
-        hidden=hidden,
-        lr=args.lr,
-        batch=args.batch,
-        epsilon=args.epsilon,
-        eval_every=args.eval_every,
-        eval_rounds=args.eval_rounds,
-    )
+    common: dict[str, Any] = {
+        "rules": rules,
+        "steps": args.steps,
+        "seed": args.seed,
+        "num_envs": args.envs,
+        "hidden": hidden,
+        "lr": args.lr,
+        "batch": args.batch,
+        "eval_every": args.eval_every,
+        "eval_rounds": args.eval_rounds,
+    }
+    config: DMCConfig | PPOConfig
+    if args.algorithm == "dmc":
+        config = DMCConfig(epsilon=args.epsilon, **common)
+    else:
+        config = PPOConfig(minibatch=min(1024, max(1, args.batch)), **common)
     config.validate()
     if args.plot:
         try:
@@ -372,15 +406,21 @@ def _run_dmc(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    result = train_dmc(config, progress=show)
+    result: DMCResult
+    if isinstance(config, DMCConfig):
+        result = train_dmc(config, progress=show)
+    else:
+        result = train_ppo(config, progress=show)
     command = (
-        f"koikoi train dmc --steps {args.steps} --seed {args.seed} --envs {args.envs} "
-        f"--hidden {args.hidden} --lr {args.lr:g} --batch {args.batch} "
-        f"--epsilon {args.epsilon:g} --eval-every {args.eval_every} "
-        f"--eval-rounds {args.eval_rounds}" + "".join(f" --rules {n}" for n in rules)
+        f"koikoi train {args.algorithm} --steps {args.steps} --seed {args.seed} "
+        f"--envs {args.envs} --hidden {args.hidden} --lr {args.lr:g} --batch {args.batch} "
+        + (f"--epsilon {args.epsilon:g} " if args.algorithm == "dmc" else "")
+        + f"--eval-every {args.eval_every} --eval-rounds {args.eval_rounds}"
+        + "".join(f" --rules {n}" for n in rules)
     )
     result.net.meta["recipe"] = {
         "command": command,
+        "algorithm": args.algorithm,
         "seed": args.seed,
         "rules": list(rules),
         "steps": result.steps,

@@ -40,6 +40,7 @@ from koikoi.game.errors import InvalidInputError
 __all__ = [
     "DMCConfig",
     "DMCResult",
+    "backprop",
     "choose",
     "evaluate_vs_random",
     "plot_curve",
@@ -189,26 +190,48 @@ class _Adam:
 
 def _loss_and_grads(net: QNet, s: Array, a: Array, y: Array) -> tuple[float, list[Array]]:
     """Mean squared error of ``net`` on (state, action, target) and its gradients."""
-    n = s.shape[0]
-    z = [s @ net.state + a @ net.action + net.bias]
+
+    def mse(q: Array) -> tuple[float, Array]:
+        err = q - y
+        return float((err * err).mean()), ((2.0 / len(y)) * err).astype(np.float32)
+
+    return backprop(net, s, np.arange(len(y)), a, mse)
+
+
+def backprop(
+    net: QNet,
+    s: Array,
+    rows: npt.NDArray[Any],
+    a: Array,
+    loss: Callable[[Array], tuple[float, Array]],
+) -> tuple[float, list[Array]]:
+    """A loss of ``net``'s outputs and its gradients with respect to :meth:`QNet.params`.
+
+    Args:
+        s: ``(n, SIZE)`` encodings.
+        rows: ``(m,)`` the encoding of each action.
+        a: ``(m, ACTION_FEATURES)`` action features.
+        loss: from the ``(m,)`` outputs to the loss and its gradient by the outputs.
+    """
+    x = s[rows]
+    z = [x @ net.state + a @ net.action + net.bias]
     hs: list[Array] = []
     for w, b in zip(net.weights, net.biases, strict=True):
         h = np.maximum(z[-1], 0.0)
         hs.append(h)
         z.append(h @ w + b)
-    err = z[-1][:, 0] - y
-    loss = float((err * err).mean())
-    d = (2.0 / n) * err[:, None].astype(np.float32)
+    value, d_out = loss(z[-1][:, 0])
+    d = d_out[:, None].astype(np.float32)
     grads_w: list[Array] = []
     grads_b: list[Array] = []
     for k in range(len(net.weights) - 1, -1, -1):
         grads_w.append(hs[k].T @ d)
         grads_b.append(d.sum(axis=0))
         d = (d @ net.weights[k].T) * (z[k] > 0)
-    grads = [s.T @ d, a.T @ d, d.sum(axis=0)]
+    grads = [x.T @ d, a.T @ d, d.sum(axis=0)]
     for gw, gb in zip(reversed(grads_w), reversed(grads_b), strict=True):
         grads += [gw, gb]
-    return loss, grads
+    return value, grads
 
 
 @dataclass
