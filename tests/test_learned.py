@@ -29,6 +29,7 @@ from koikoi.game.views import determinize, view_of, view_of_round
 from koikoi.kernel import encoding
 from koikoi.lab.arena import ArenaConfig, run_arena
 from koikoi.lab.dmc import DMCConfig, DMCResult, _Adam, _loss_and_grads, choose, train_dmc
+from koikoi.lab.ppo import PPOConfig, _surrogate, train_ppo
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -189,8 +190,8 @@ def test_learned_spec_parses_and_bad_options_are_refused(tmp_path: Path) -> None
     assert isinstance(from_file, LearnedAgent) and from_file.net.state.shape == (encoding.SIZE, 4)
     with pytest.raises(InvalidInputError, match=r"unknown parameter 'depth': allowed model, file"):
         make_agent("learned:depth=3")
-    with pytest.raises(InvalidInputError, match=r"unknown model 'ppo': allowed dmc"):
-        make_agent("learned:model=ppo")
+    with pytest.raises(InvalidInputError, match=r"unknown model 'a2c': allowed dmc, ppo"):
+        make_agent("learned:model=a2c")
     with pytest.raises(InvalidInputError, match="not both"):
         make_agent(f"learned:model=dmc,file={path}")
     with pytest.raises(InvalidInputError, match="cannot read"):
@@ -230,3 +231,51 @@ def test_train_dmc_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert lines[0].startswith("updates,steps,rounds,loss") and len(lines) >= 3
     assert main([*argv, "--hidden", "a,b", "--out", str(out)]) == 2
     assert "--hidden must be whole numbers separated by commas" in capsys.readouterr().err
+
+
+def test_tiny_ppo_run_is_reproducible_and_plays() -> None:
+    config = PPOConfig(
+        rules=("nintendo",),
+        steps=6_000,
+        seed=2,
+        num_envs=64,
+        hidden=(16, 8),
+        batch=512,
+        minibatch=128,
+        eval_every=2,
+        eval_rounds=16,
+    )
+    a, b = train_ppo(config), train_ppo(config)
+    assert a.steps >= 6_000 and len(a.curve) >= 3
+    assert all(np.array_equal(x, y) for x, y in zip(a.net.params(), b.net.params(), strict=True))
+    fresh = QNet.create(hidden=(16, 8), seed=2)
+    assert not np.array_equal(a.net.state, fresh.state)  # it was updated
+    agent = LearnedAgent(a.net)
+    m = Match(seed=6)
+    view = view_of(m, m.current)
+    assert agent.act(view, random.Random(0)) in view.legal_ids
+
+
+def test_ppo_gradient_matches_finite_differences() -> None:
+    rng = np.random.default_rng(1)
+    counts = np.array([3, 1, 4])
+    starts = np.array([0, 3, 4])
+    rows = np.repeat(np.arange(3), counts)
+    chosen = np.array([1, 3, 6])
+    logits = rng.standard_normal(8).astype(np.float64)
+    kwargs = {
+        "starts": starts,
+        "rows": rows,
+        "chosen": chosen,
+        "old": np.array([-1.2, 0.0, -1.5]),
+        "adv": np.array([0.7, -0.3, -1.1]),
+        "clip_ratio": 0.2,
+        "entropy": 0.05,
+    }
+    _, grad = _surrogate(logits, **kwargs)  # type: ignore[arg-type]
+    for j in range(8):
+        up, down = logits.copy(), logits.copy()
+        up[j] += 1e-3
+        down[j] -= 1e-3
+        numeric = (_surrogate(up, **kwargs)[0] - _surrogate(down, **kwargs)[0]) / 2e-3  # type: ignore[arg-type]
+        assert numeric == pytest.approx(float(grad[j]), rel=0.02, abs=2e-4)

@@ -72,8 +72,10 @@ FORMAT: Final = "koikoi-q-net"
 VERSION: Final = 1
 SCALE: Final = 10.0
 """The network predicts net round points divided by this."""
-MODELS: Final[dict[str, str]] = {"dmc": "learned-dmc.npz"}
-"""The shipped models, by the name ``learned:model=NAME`` takes."""
+MODELS: Final[dict[str, str]] = {"dmc": "learned-dmc.npz", "ppo": "learned-ppo.npz"}
+"""The shipped models, by the name ``learned:model=NAME`` takes: ``dmc`` (Deep
+Monte-Carlo, the default) and ``ppo`` (a PPO policy, whose outputs are the
+policy's logits rather than points; the agent plays the highest all the same)."""
 
 Array = npt.NDArray[np.float32]
 
@@ -384,7 +386,7 @@ _PARAMS: Final = ("model", "file")
 
 
 def from_spec(params: Mapping[str, str], raw: str) -> LearnedAgent:
-    """Build from ``learned``, ``learned:model=dmc`` or ``learned:file=PATH.npz``.
+    """Build from ``learned``, ``learned:model=dmc|ppo`` or ``learned:file=PATH.npz``.
 
     Raises:
         InvalidInputError: an unknown parameter, both given, an unknown model,
