@@ -7,6 +7,8 @@
   from self-play positions labelled with the round's result.
 * ``koikoi train dmc``: the learned player's Q-network (:mod:`koikoi.agents.learned`),
   by Deep Monte-Carlo self-play in the batched simulator (:mod:`koikoi.lab.dmc`).
+* ``koikoi train ppo``: a policy network of the same shape by PPO with action
+  masks (:mod:`koikoi.lab.ppo`), played as ``learned:model=ppo``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def register(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "train",
-        help="rebuild the AI's measured and learned data (match equity, value network)",
+        help="rebuild the AI's data (equity, value network, learned players)",
         description="Rebuild the data the strongest AI player ships with, reproducibly.",
     )
     sub = parser.add_subparsers(dest="what", metavar="WHAT")
