@@ -184,6 +184,11 @@ def test_learned_spec_parses_and_bad_options_are_refused(tmp_path: Path) -> None
     assert make_agent("learned").name == "learned"
     agent = make_agent("learned:model=dmc")
     assert isinstance(agent, LearnedAgent) and agent.net is shipped()
+    ppo = make_agent("learned:model=ppo")
+    assert isinstance(ppo, LearnedAgent) and ppo.name == "learned:model=ppo"
+    assert ppo.net.meta["recipe"]["command"].startswith("koikoi train ppo")
+    view = view_of(Match(seed=8), 0)
+    assert ppo.act(view, random.Random(0)) in view.legal_ids
     path = tmp_path / "net.npz"
     QNet.create(hidden=(4, 4), seed=0).save(path)
     from_file = make_agent(f"learned:file={path}")

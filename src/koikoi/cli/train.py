@@ -437,7 +437,15 @@ def _run_learned(args: argparse.Namespace) -> int:
     if args.plot:
         from koikoi.lab.dmc import plot_curve
 
-        plot_curve(result.curve, args.plot)
+        if args.algorithm == "ppo":
+            plot_curve(
+                result.curve,
+                args.plot,
+                title="PPO with action masks, self-play (koikoi train ppo)",
+                loss_label="policy loss (clipped objective + entropy)",
+            )
+        else:
+            plot_curve(result.curve, args.plot)
     if args.json:
         print(json.dumps({"recipe": result.net.meta["recipe"], "curve": result.curve}))
     else:

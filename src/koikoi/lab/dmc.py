@@ -385,7 +385,13 @@ def write_curve(curve: Sequence[dict[str, float]], path: str | Path) -> None:
             writer.writerow([f"{point.get(c, float('nan')):.6g}" for c in columns])
 
 
-def plot_curve(curve: Sequence[dict[str, float]], path: str | Path) -> Path:
+def plot_curve(
+    curve: Sequence[dict[str, float]],
+    path: str | Path,
+    *,
+    title: str = "Deep Monte-Carlo self-play (koikoi train dmc)",
+    loss_label: str = "loss (MSE, points / 10)",
+) -> Path:
     """Plot the net points a round against random play and the loss by steps (matplotlib)."""
     import matplotlib
 
@@ -400,9 +406,9 @@ def plot_curve(curve: Sequence[dict[str, float]], path: str | Path) -> Path:
     top.axhline(0.0, color="grey", linewidth=0.8)
     top.set_ylabel("net points a round vs random")
     top.legend()
-    top.set_title("Deep Monte-Carlo self-play (koikoi train dmc)")
+    top.set_title(title)
     bottom.plot(steps[1:], [p["loss"] for p in curve[1:]], marker=".")
-    bottom.set_ylabel("loss (MSE, points / 10)")
+    bottom.set_ylabel(loss_label)
     bottom.set_xlabel("environment steps (millions)")
     fig.tight_layout()
     out = Path(path)
