@@ -111,6 +111,7 @@ _LAZY: dict[str, str] = {
     "cmd": "koikoi.agents.external:from_spec",
     "expert": "koikoi.agents.expert:expert_from_spec",
     "level": "koikoi.agents.expert:level_from_spec",
+    "learned": "koikoi.agents.learned:from_spec",
 }
 
 

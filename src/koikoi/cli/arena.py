@@ -34,7 +34,7 @@ def register(subparsers: Any) -> None:
             "difference, koi-koi calls and their success, and yaku frequencies."
         ),
         epilog=(
-            "Agents: random, greedy, heuristic, mcts:time=1.0 or mcts:iterations=200, "
+            "Agents: random, greedy, heuristic, learned, mcts:time=1.0 or mcts:iterations=200, "
             "cmd:PROGRAM ARGS (an external bot, see docs/bot-protocol.md)."
         ),
     )

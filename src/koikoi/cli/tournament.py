@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
             "the Elo scale with 95% bootstrap intervals (docs/research.md)."
         ),
         epilog=(
-            "Agents: random, greedy, heuristic, expert, mcts:iterations=200, ..., "
+            "Agents: random, greedy, heuristic, learned, expert, mcts:iterations=200, ..., "
             "cmd:PROGRAM ARGS (an external bot, see docs/bot-protocol.md)."
         ),
     )

@@ -5,6 +5,10 @@
   preset, written as the JSON file the package ships.
 * ``koikoi train value``: the value network (:mod:`koikoi.agents.valuenet`),
   from self-play positions labelled with the round's result.
+* ``koikoi train dmc``: the learned player's Q-network (:mod:`koikoi.agents.learned`),
+  by Deep Monte-Carlo self-play in the batched simulator (:mod:`koikoi.lab.dmc`).
+* ``koikoi train ppo``: a policy network of the same shape by PPO with action
+  masks (:mod:`koikoi.lab.ppo`), played as ``learned:model=ppo``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ DEFAULT_VALUE_ROUNDS = 20000
 DEFAULT_VALUE_EPOCHS = 3
 DEFAULT_HIDDEN = "64,32"
 DEFAULT_WEIGHT_DECAY = 1e-4
+DEFAULT_DMC_STEPS = 30_000_000
+DEFAULT_PPO_STEPS = 6_000_000
+DEFAULT_DMC_RULES = ("nintendo", "koikoi-japan")
 
 
 def register(subparsers: Any) -> None:
@@ -33,7 +40,7 @@ def register(subparsers: Any) -> None:
     parser = add_command(
         subparsers,
         "train",
-        help="rebuild the AI's measured and learned data (match equity, value network)",
+        help="rebuild the AI's data (equity, value network, learned players)",
         description="Rebuild the data the strongest AI player ships with, reproducibly.",
     )
     sub = parser.add_subparsers(dest="what", metavar="WHAT")
@@ -140,7 +147,113 @@ def register(subparsers: Any) -> None:
         "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
     )
     add_json_option(value, help="print the curve as JSON")
+    dmc = add_command(
+        sub,
+        "dmc",
+        run=_run_learned,
+        help="train the learned player by Deep Monte-Carlo self-play",
+        description=(
+            "Train the learned player's Q-network as DouZero does (Deep Monte-Carlo): "
+            "epsilon-greedy self-play in the batched simulator, every decision labelled with "
+            "its round's net points, the network regressed on them (numpy). Prints a row of the "
+            "learning curve as it goes (the loss, and net points a round against random play) "
+            "and the wall-clock and CPU time. The package ships the output of the default "
+            "command (see docs/research.md)."
+        ),
+    )
+    _learn_options(dmc, steps=DEFAULT_DMC_STEPS, lr=1e-3, batch=1024, eval_every=2000)
+    dmc.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.1,
+        metavar="P",
+        help="share of random moves at the start, falling to 0.02 (default 0.1)",
+    )
+    dmc.set_defaults(algorithm="dmc")
+    ppo = add_command(
+        sub,
+        "ppo",
+        run=_run_learned,
+        help="train a policy network by PPO with action masks (self-play)",
+        description=(
+            "Train a policy network by PPO: a softmax over the legal actions only, self-play in "
+            "the batched simulator, Monte-Carlo advantages against a value network, the clipped "
+            "objective with an entropy bonus (numpy). Prints the learning curve as it goes and "
+            "the wall-clock and CPU time (see docs/research.md)."
+        ),
+    )
+    _learn_options(ppo, steps=DEFAULT_PPO_STEPS, lr=3e-4, batch=8192, eval_every=100)
+    ppo.set_defaults(algorithm="ppo")
     parser.set_defaults(func=lambda args: _usage(parser))
+
+
+def _learn_options(
+    parser: argparse.ArgumentParser, *, steps: int, lr: float, batch: int, eval_every: int
+) -> None:
+    """The options ``koikoi train dmc`` and ``koikoi train ppo`` share."""
+    parser.add_argument(
+        "--rules",
+        action="append",
+        default=None,
+        metavar="RULES",
+        help="a preset or house-rules file to train under (repeatable; default: "
+        + " and ".join(DEFAULT_DMC_RULES)
+        + ")",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=steps,
+        metavar="N",
+        help=f"environment steps (decisions) in all (default {steps})",
+    )
+    add_seed_option(parser, default=1, help="seed (default 1)")
+    parser.add_argument(
+        "--envs", type=int, default=256, metavar="N", help="environments (default 256)"
+    )
+    parser.add_argument(
+        "--hidden",
+        default="128,64",
+        metavar="SIZES",
+        help="hidden layer sizes, comma-separated (default 128,64)",
+    )
+    parser.add_argument(
+        "--lr", type=float, default=lr, metavar="LR", help=f"Adam step (default {lr:g})"
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=batch,
+        metavar="B",
+        help=f"decisions an update (default {batch})",
+    )
+    parser.add_argument(
+        "--eval-every",
+        type=int,
+        default=eval_every,
+        metavar="U",
+        help=f"updates between rows of the learning curve (default {eval_every})",
+    )
+    parser.add_argument(
+        "--eval-rounds",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="rounds against random play for each row, per rule set (default 1024)",
+    )
+    parser.add_argument(
+        "--out", required=True, metavar="FILE", help="where to write the weights (.npz)"
+    )
+    parser.add_argument(
+        "--curve", default=None, metavar="CSV", help="also write the learning curve as CSV"
+    )
+    parser.add_argument(
+        "--plot",
+        default=None,
+        metavar="PNG",
+        help="also plot the learning curve (needs matplotlib: pip install 'koikoi[plot]')",
+    )
+    add_json_option(parser, help="print the recipe and the curve as JSON")
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -245,4 +358,99 @@ def _run_value(args: argparse.Namespace) -> int:
         print(json.dumps({"recipe": result.net.meta["recipe"], "curve": result.curve}))
     else:
         print(f"wrote {args.out} ({result.seconds:.1f} s of training)")
+    return 0
+
+
+def _run_learned(args: argparse.Namespace) -> int:
+    from koikoi.game.errors import InvalidInputError
+    from koikoi.lab.dmc import DMCConfig, DMCResult, train_dmc, write_curve
+    from koikoi.lab.ppo import PPOConfig, train_ppo
+
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        raise InvalidInputError(
+            f"--hidden must be whole numbers separated by commas (128,64), not {args.hidden!r}"
+        ) from None
+    rules = tuple(args.rules or DEFAULT_DMC_RULES)
+    common: dict[str, Any] = {
+        "rules": rules,
+        "steps": args.steps,
+        "seed": args.seed,
+        "num_envs": args.envs,
+        "hidden": hidden,
+        "lr": args.lr,
+        "batch": args.batch,
+        "eval_every": args.eval_every,
+        "eval_rounds": args.eval_rounds,
+    }
+    config: DMCConfig | PPOConfig
+    if args.algorithm == "dmc":
+        config = DMCConfig(epsilon=args.epsilon, **common)
+    else:
+        config = PPOConfig(minibatch=min(1024, max(1, args.batch)), **common)
+    config.validate()
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InvalidInputError("--plot needs matplotlib: pip install 'koikoi[plot]'") from None
+
+    def show(point: dict[str, float]) -> None:
+        if not args.json:
+            against = "  ".join(
+                f"{k.split(':', 1)[1]} {v:+.2f}" for k, v in point.items() if k.startswith("vs_")
+            )
+            print(
+                f"steps {int(point['steps']):>10,}  updates {int(point['updates']):>6}  "
+                f"loss {point['loss']:.4f}  net/round vs random: {against}  "
+                f"({point['seconds']:.0f} s)",
+                flush=True,
+            )
+
+    result: DMCResult
+    if isinstance(config, DMCConfig):
+        result = train_dmc(config, progress=show)
+    else:
+        result = train_ppo(config, progress=show)
+    command = (
+        f"koikoi train {args.algorithm} --steps {args.steps} --seed {args.seed} "
+        f"--envs {args.envs} --hidden {args.hidden} --lr {args.lr:g} --batch {args.batch} "
+        + (f"--epsilon {args.epsilon:g} " if args.algorithm == "dmc" else "")
+        + f"--eval-every {args.eval_every} --eval-rounds {args.eval_rounds}"
+        + "".join(f" --rules {n}" for n in rules)
+    )
+    result.net.meta["recipe"] = {
+        "command": command,
+        "algorithm": args.algorithm,
+        "seed": args.seed,
+        "rules": list(rules),
+        "steps": result.steps,
+        "rounds": result.rounds,
+        "seconds": round(result.seconds, 1),
+        "cpu_seconds": round(result.cpu_seconds, 1),
+    }
+    result.net.meta["curve"] = result.curve
+    result.net.save(args.out)
+    if args.curve:
+        write_curve(result.curve, args.curve)
+    if args.plot:
+        from koikoi.lab.dmc import plot_curve
+
+        if args.algorithm == "ppo":
+            plot_curve(
+                result.curve,
+                args.plot,
+                title="PPO with action masks, self-play (koikoi train ppo)",
+                loss_label="policy loss (clipped objective + entropy)",
+            )
+        else:
+            plot_curve(result.curve, args.plot)
+    if args.json:
+        print(json.dumps({"recipe": result.net.meta["recipe"], "curve": result.curve}))
+    else:
+        print(
+            f"wrote {args.out}: {result.steps:,} steps, {result.rounds:,} rounds in "
+            f"{result.seconds:.1f} s wall-clock, {result.cpu_seconds:.1f} s CPU"
+        )
     return 0
