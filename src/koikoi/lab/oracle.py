@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, runtime_checkable
 
 from koikoi.agents.base import parse_agent_spec
@@ -55,6 +55,7 @@ __all__ = [
     "FullInformationAgent",
     "HandOracle",
     "PerfectInformationSearch",
+    "edge_share",
     "is_oracle_spec",
     "oracle_from_spec",
 ]
@@ -336,3 +337,62 @@ def _number(params: Mapping[str, str], key: str, kind: type[_N], default: _N) ->
             f"oracle: {key} must be a{'n integer' if kind is int else ' number'}, "
             f"not {params[key]!r}"
         ) from None
+
+
+# ------------------------------------------------------------- share of the edge
+
+
+def edge_share(
+    player: Sequence[tuple[float, float, int]],
+    ceiling: Sequence[tuple[float, float, int]],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, tuple[float, float, float]]:
+    """A player's share of the ceiling's edge over the same opponent, on the same deals.
+
+    ``player`` and ``ceiling`` hold, deal pair by deal pair (the same pairs, in
+    the same order: two arena runs with one seed), ``(match score, net points,
+    rounds)`` of the player and of the ceiling against the opponent. The edge in
+    match score is the score minus one half; in net points a round, the net
+    points over the rounds. Returns ``{"score": (share, lo, hi), "net": (...)}``:
+    the share (the player's edge over the ceiling's) with a 95% percentile
+    bootstrap interval that resamples the pairs, both runs together (the luck of
+    a deal counts once). A share is ``nan`` when the ceiling has no edge.
+
+    >>> c = [(1.0, 10.0, 8), (0.5, 2.0, 8), (1.0, 6.0, 8)]
+    >>> p = [(0.5, 4.0, 8), (0.5, 0.0, 8), (1.0, 5.0, 8)]
+    >>> share = edge_share(p, c, resamples=200)
+    >>> round(share["score"][0], 3), round(share["net"][0], 3)
+    (0.5, 0.5)
+
+    Raises:
+        InvalidInputError: the two runs do not have the same number of pairs, or none.
+    """
+    if len(player) != len(ceiling) or not player:
+        raise InvalidInputError(
+            f"edge_share needs the same deal pairs for both (at least one), "
+            f"not {len(player)} and {len(ceiling)}"
+        )
+
+    def share(idx: Sequence[int]) -> tuple[float, float]:
+        ps = math.fsum(player[i][0] - 0.5 for i in idx)
+        cs = math.fsum(ceiling[i][0] - 0.5 for i in idx)
+        pn = math.fsum(player[i][1] for i in idx) / max(1, sum(player[i][2] for i in idx))
+        cn = math.fsum(ceiling[i][1] for i in idx) / max(1, sum(ceiling[i][2] for i in idx))
+        return (ps / cs if cs else math.nan, pn / cn if cn else math.nan)
+
+    n = len(player)
+    point = share(range(n))
+    rng = random.Random(seed)
+    draws = [share([rng.randrange(n) for _ in range(n)]) for _ in range(resamples)]
+    out: dict[str, tuple[float, float, float]] = {}
+    for k, name in enumerate(("score", "net")):
+        values = sorted(d[k] for d in draws if not math.isnan(d[k]))
+        if math.isnan(point[k]) or not values:
+            out[name] = (point[k], math.nan, math.nan)
+            continue
+        lo = values[int(0.025 * (len(values) - 1))]
+        hi = values[int(math.ceil(0.975 * (len(values) - 1)))]
+        out[name] = (point[k], lo, hi)
+    return out
