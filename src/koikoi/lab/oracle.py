@@ -176,9 +176,7 @@ class PerfectInformationSearch:
         utility = MatchUtility.of_view(view_of(match, me, with_history=False))
         return self.search(match.round, me, utility, rng)
 
-    def search(
-        self, rnd: Round, me: int, utility: MatchUtility | None, rng: random.Random
-    ) -> int:
+    def search(self, rnd: Round, me: int, utility: MatchUtility | None, rng: random.Random) -> int:
         """The most visited root action of ``self.iterations`` iterations from ``rnd``.
 
         ``utility`` maps the searcher's net round points to its match equity
@@ -229,7 +227,8 @@ class PerfectInformationSearch:
             from koikoi.kernel import playout_values
 
             seed = rng.getrandbits(62)
-            values = [sign * int(v) for v in playout_values(state, self.rollouts, seed, self.policy)]
+            played = playout_values(state, self.rollouts, seed, self.policy)
+            values = [sign * int(v) for v in played]
         if utility is None:
             return sum(values) / len(values)
         return sum(utility(v) for v in values) / len(values)
@@ -251,6 +250,8 @@ class HandOracle:
     def __init__(self, expert: ExpertAgent) -> None:
         self.expert = expert
         self.name = f"oracle:sees=hand({expert.name})"
+        self._cheat = _true_hand_expert()()  # the expert itself, its settings shared
+        self._cheat.__dict__.update(expert.__dict__)
 
     def act(self, view: PlayerView, rng: random.Random) -> int:
         """Refused: this player needs the true match (:meth:`act_on_match`).
@@ -265,10 +266,8 @@ class HandOracle:
         me = match.current
         hand = match.round.hands[1 - me]
         view = view_of(match, me, with_history=False)
-        agent = _true_hand_expert()()
-        agent.__dict__.update(self.expert.__dict__)  # the expert's settings, shared
-        agent.true_hand = hand
-        action: int = agent.act(view, rng)
+        self._cheat.true_hand = hand
+        action: int = self._cheat.act(view, rng)
         return action
 
 
@@ -393,6 +392,6 @@ def edge_share(
             out[name] = (point[k], math.nan, math.nan)
             continue
         lo = values[int(0.025 * (len(values) - 1))]
-        hi = values[int(math.ceil(0.975 * (len(values) - 1)))]
+        hi = values[math.ceil(0.975 * (len(values) - 1))]
         out[name] = (point[k], lo, hi)
     return out
