@@ -13,8 +13,9 @@ round, with 95% bootstrap intervals over the deal pairs
     python scripts/ceiling.py --rules nintendo --matches 2000 --seed 3101 --workers 2
 
 ``--json PATH`` keeps every run's per-pair results (written after each run, so
-a long table can be stopped and read); ``--table PATH`` prints the table of such
-a file without playing.
+a long table can be stopped and read); ``--table PATH...`` prints the table of
+such files without playing, the pairs of runs with other seeds (more deals, the
+same rules and players) put together.
 """
 
 from __future__ import annotations
@@ -96,11 +97,39 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reference", default=REFERENCE)
     parser.add_argument("--against", action="append", metavar="SPEC")
     parser.add_argument("--json", metavar="PATH", help="keep the per-pair results here")
-    parser.add_argument("--table", metavar="PATH", help="print the table of a --json file")
+    parser.add_argument(
+        "--table", nargs="+", metavar="PATH", help="print the table of --json files"
+    )
     args = parser.parse_args(argv)
-    data = json.loads(Path(args.table).read_text()) if args.table else play(args)
+    if args.table:
+        data = merge([json.loads(Path(path).read_text()) for path in args.table])
+    else:
+        data = play(args)
     print(table(data))
     return 0
+
+
+def merge(files: list[dict[str, Any]]) -> dict[str, Any]:
+    """The runs of several :func:`play` results as one: each pairing's pairs, in file order.
+
+    Raises:
+        SystemExit: the files are of other rules or other players.
+    """
+    first = files[0]
+    for other in files[1:]:
+        if (other["rules"], other["players"]) != (first["rules"], first["players"]):
+            raise SystemExit("--table: the files must be of the same rules and players")
+    runs: dict[tuple[str, str], list[Any]] = {}
+    for data in files:
+        for run in data["runs"]:
+            runs.setdefault((run["a"], run["b"]), []).extend(run["pairs"])
+    return {
+        "rules": first["rules"],
+        "seed": ", ".join(str(d["seed"]) for d in files),
+        "matches": "+".join(str(d["matches"]) for d in files),
+        "players": first["players"],
+        "runs": [{"a": a, "b": b, "pairs": pairs} for (a, b), pairs in runs.items()],
+    }
 
 
 if __name__ == "__main__":
