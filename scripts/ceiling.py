@@ -8,7 +8,9 @@ arena against it with the same seed, so on the same duplicate deals; a player
 that is the opponent itself is not played (its edge is 0 by definition). Then
 each player's share of the ceiling's edge, in match score and in net points a
 round, with 95% bootstrap intervals over the deal pairs
-(:func:`koikoi.lab.oracle.edge_share`).
+(:func:`koikoi.lab.oracle.edge_share`). The edges themselves have the arena's
+pair-level intervals (the normal interval of the pairs' mean match score; the
+delta-method interval of the net points a round).
 
     python scripts/ceiling.py --rules nintendo --matches 2000 --seed 3101 --workers 2
 
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from koikoi.game.rules import load_rules
-from koikoi.lab.arena import ArenaConfig, run_arena
+from koikoi.lab.arena import ArenaConfig, mean_ci, ratio_ci, run_arena
 from koikoi.lab.oracle import edge_share
 
 REFERENCE = "mcts:iterations=2000,rollouts=1"
@@ -73,14 +75,15 @@ def table(data: dict[str, Any]) -> str:
             pairs = runs.get((a, b))
             if pairs is None:
                 continue
-            score = sum(p[0] for p in pairs) / len(pairs)
-            net = sum(p[1] for p in pairs) / max(1, sum(p[2] for p in pairs))
+            score = mean_ci([p[0] for p in pairs])
+            net = ratio_ci([p[1] for p in pairs], [p[2] for p in pairs])
             shares = ["", ""]
             if ceiling is not None and name != "oracle" and len(ceiling) == len(pairs):
                 s = edge_share([tuple(p) for p in pairs], [tuple(p) for p in ceiling])
                 shares = [f"{v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]" for v in (s["score"], s["net"])]
             lines.append(
-                f"| `{a}` vs `{b}` | {2 * len(pairs)} | {score:.1%} | {net:+.2f} | "
+                f"| `{a}` vs `{b}` | {2 * len(pairs)} | {score[0]:.1%} [{score[1]:.1%}, "
+                f"{score[2]:.1%}] | {net[0]:+.2f} [{net[1]:+.2f}, {net[2]:+.2f}] | "
                 f"{shares[0]} | {shares[1]} |"
             )
     return "\n".join(lines)
