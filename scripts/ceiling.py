@@ -75,7 +75,8 @@ def table(data: dict[str, Any]) -> str:
             pairs = runs.get((a, b))
             if pairs is None:
                 continue
-            score = mean_ci([p[0] for p in pairs])
+            mean, lo, hi = mean_ci([p[0] for p in pairs])
+            score = (mean, max(0.0, lo), min(1.0, hi))
             net = ratio_ci([p[1] for p in pairs], [p[2] for p in pairs])
             shares = ["", ""]
             if ceiling is not None and name != "oracle" and len(ceiling) == len(pairs):

@@ -44,6 +44,31 @@ def test_oracle_arena_rewrites_its_command_line_to_the_hand_oracle(
     assert "oracle" not in AGENT_KINDS
 
 
+def test_ceiling_table_plays_each_player_on_the_same_deals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every player against every opponent but itself, one seed (the same deals), and
+    the table of the runs again from the kept file, two files put together."""
+    ceiling = _load("ceiling")
+    rules = Path(__file__).resolve().parent.parent / "examples" / "nintendo-one-round.toml"
+    kept = tmp_path / "runs.json"
+    argv = [
+        *("--rules", str(rules), "--matches", "4", "--seed", "5"),
+        *("--oracle", "oracle:iterations=20", "--expert", "expert:iterations=10"),
+        *("--reference", "greedy", "--against", "random", "--against", "greedy"),
+        *("--json", str(kept)),
+    ]
+    assert ceiling.main(argv) == 0
+    table = capsys.readouterr().out
+    data = json.loads(kept.read_text())
+    played = [(r["a"], r["b"]) for r in data["runs"]]
+    assert ("greedy", "greedy") not in played and len(played) == 5
+    assert all(len(r["pairs"]) == 2 for r in data["runs"])
+    assert "| `expert:iterations=10` vs `greedy` | 4 |" in table
+    assert ceiling.main(["--table", str(kept), str(kept)]) == 0
+    assert "| `oracle:iterations=20` vs `random` | 8 |" in capsys.readouterr().out
+
+
 def test_noisy_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
     """``noisy`` is the base player with the levels' mistakes: at temperature 0 it
     plays exactly as the base, so a duplicate arena against the base is level."""
