@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import random
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-import koikoi.lab.arena.play as arena_play
 from koikoi.agents.base import AGENT_KINDS
-from koikoi.game.engine import Match
-from koikoi.game.views import view_of
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -26,40 +22,51 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-def test_oracle_redeals_give_the_opponent_the_true_hand(
-    monkeypatch: pytest.MonkeyPatch,
+def test_oracle_arena_rewrites_its_command_line_to_the_hand_oracle(
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The oracle's hand pool is the opponent's true hand, read from the match the
-    arena last showed a view of; without a match it has none."""
+    """The script is a shim: ``oracle`` becomes ``oracle:sees=hand`` with the expert
+    spec's settings, which the arena itself builds (in worker processes too)."""
     oracle_arena = _load("oracle-arena")
-    oracle = oracle_arena.oracle_of("expert:iterations=20")
-    assert oracle.iterations == 20
-    m = Match(seed=4)
-    for _ in range(3):
-        m.apply_id(m.legal_ids()[0])
-    monkeypatch.setattr(oracle_arena, "_live", [])
-    view = view_of(m, m.current)
-    assert oracle.hand_pool(view, random.Random(1)) is None
-    seen = oracle_arena._watching_view_of(m, m.current)
-    assert seen == view
-    assert oracle.hand_pool(view, random.Random(1)) == [m.round.hands[view.opponent]]
-
-
-def test_oracle_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]) -> None:
-    oracle_arena = _load("oracle-arena")
+    assert oracle_arena.hand_oracle_spec("expert:iterations=20") == (
+        "oracle:sees=hand,iterations=20"
+    )
     assert oracle_arena.run(["heuristic", "arena", "oracle", "greedy"]) == 2
     assert "built on an expert spec" in capsys.readouterr().err
-    assert oracle_arena.run(["expert", "arena", "oracle", "greedy", "--workers", "2"]) == 2
     rules = Path(__file__).resolve().parent.parent / "examples" / "nintendo-one-round.toml"
     argv = "expert:iterations=20 arena oracle greedy --matches 2 --seed 1 --workers 1 --json"
     code = oracle_arena.run([*argv.split(), "--rules", str(rules)])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
-    assert [a["spec"] for a in out["agents"]] == ["oracle", "greedy"]
+    assert [a["spec"] for a in out["agents"]] == ["oracle:sees=hand,iterations=20", "greedy"]
     assert out["agents"][0]["forfeits"] == 0
-    # The arena and the registry are as they were.
-    assert arena_play.view_of is oracle_arena._view_of
+    # Nothing was registered: the oracle stays the arena's own.
     assert "oracle" not in AGENT_KINDS
+
+
+def test_ceiling_table_plays_each_player_on_the_same_deals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every player against every opponent but itself, one seed (the same deals), and
+    the table of the runs again from the kept file, two files put together."""
+    ceiling = _load("ceiling")
+    rules = Path(__file__).resolve().parent.parent / "examples" / "nintendo-one-round.toml"
+    kept = tmp_path / "runs.json"
+    argv = [
+        *("--rules", str(rules), "--matches", "4", "--seed", "5"),
+        *("--oracle", "oracle:iterations=20", "--expert", "expert:iterations=10"),
+        *("--reference", "greedy", "--against", "random", "--against", "greedy"),
+        *("--json", str(kept)),
+    ]
+    assert ceiling.main(argv) == 0
+    table = capsys.readouterr().out
+    data = json.loads(kept.read_text())
+    played = [(r["a"], r["b"]) for r in data["runs"]]
+    assert ("greedy", "greedy") not in played and len(played) == 5
+    assert all(len(r["pairs"]) == 2 for r in data["runs"])
+    assert "| `expert:iterations=10` vs `greedy` | 4 |" in table
+    assert ceiling.main(["--table", str(kept), str(kept)]) == 0
+    assert "| `oracle:iterations=20` vs `random` | 8 |" in capsys.readouterr().out
 
 
 def test_noisy_arena_runs_and_refuses_bad_use(capsys: pytest.CaptureFixture[str]) -> None:

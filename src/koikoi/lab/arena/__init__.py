@@ -27,6 +27,10 @@ scores (the GSPRT of fishtest, normal approximation) and stops as soon as it
 accepts H0 (Elo <= elo0) or H1 (Elo >= elo1). Pairs are always consumed in
 order, so the result does not depend on the number of workers.
 
+The spec ``oracle`` is the arena's own (:mod:`koikoi.lab.oracle`): a measuring
+tool that sees every card, which :func:`play_match` hands the true match at
+each of its decisions; no other part of the package builds it.
+
 A bot that breaks the protocol, crashes, times out or plays an illegal action
 loses that match (a forfeit, with the reason) and the arena carries on.
 

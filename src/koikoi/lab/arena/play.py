@@ -17,6 +17,7 @@ from koikoi.game.scoring import Settlement
 from koikoi.game.views import view_of
 from koikoi.lab.arena.config import derive_seed
 from koikoi.lab.arena.results import MatchResult, PairResult
+from koikoi.lab.oracle import ORACLE_KIND, FullInformationAgent, oracle_from_spec
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class PairJob:
 
 
 _AGENTS: dict[str, tuple[AgentFactory, Agent]] = {}
+_ORACLES: dict[str, FullInformationAgent] = {}
 _RULES: dict[str, Rules] = {}
 
 
@@ -44,10 +46,17 @@ def agent_for(spec: str) -> tuple[Agent, bool]:
 
     A reused agent is kept with the factory that made it, and is made again when
     its kind has been registered anew (:func:`koikoi.agents.register_agent`) since.
+    The spec ``oracle`` is the arena's own (:mod:`koikoi.lab.oracle`): a player that
+    sees the hidden cards, which :func:`play_match` gives the true match.
 
     Returns ``(agent, fresh)``: fresh agents (external bots) are closed after the match.
     """
     kind = parse_agent_spec(spec)[0]
+    if kind == ORACLE_KIND:  # the arena's own measuring tool, outside the agent registry
+        kept_oracle = _ORACLES.get(spec)
+        if kept_oracle is None:
+            kept_oracle = _ORACLES[spec] = oracle_from_spec(spec)
+        return kept_oracle, False
     if kind == "cmd":
         return make_agent(spec), True
     kept = _AGENTS.get(spec)
@@ -136,8 +145,12 @@ def play_match(
             a = seat_agent[seat]
             view = view_of(match, seat, with_history=False)
             t0 = time.perf_counter()
+            player = agents[seat]
             try:
-                action = agents[seat].act(view, rngs[seat])
+                if isinstance(player, FullInformationAgent):  # the oracle: the true match
+                    action = player.act_on_match(match, rngs[seat])
+                else:
+                    action = player.act(view, rngs[seat])
             except errors as exc:
                 forfeit, forfeit_by = f"{specs[a]}: {exc}", a
                 break
