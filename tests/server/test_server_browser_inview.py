@@ -107,6 +107,10 @@ class Phases:
         if phase in self.seen:
             return
         self.seen.add(phase)
+        # What a person sees: the page after its next frame is drawn.
+        self.page.evaluate(
+            "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
         wanted = TABLE + (PHONE_ONLY if self.size == "phone" else DESKTOP_ONLY) + (extra or [])
         for problem in out_of_view(self.page, wanted):
             self.problems.append(f"{phase}: {problem}")

@@ -872,6 +872,7 @@
     if (KKMoments.adviceOpen()) return; // asked in the koi-koi dialog: answered there
     $("hint-box").hidden = false;
     $("hint-box").replaceChildren(el("p", { text: KK.t("The expert is thinking…") }));
+    keepLogAtEnd();
   }
 
   // "+1.2 points · 62% match win": expected net round points, and the chance of
@@ -910,12 +911,14 @@
       const t = $("field").querySelector(`[data-code="${CSS.escape(a.target)}"]`);
       if (t) t.classList.add("hinted");
     }
+    keepLogAtEnd();
   }
 
   function clearHint() {
     G.hint = null;
     $("hint-box").hidden = true;
     for (const node of document.querySelectorAll(".card.hinted")) node.classList.remove("hinted");
+    keepLogAtEnd();
   }
 
   function describeAction(text) {
@@ -1144,6 +1147,13 @@
 
   // ----------------------------------------------------------------------- log
 
+  // The log's last lines in view, now (the side column's panels above it may just
+  // have grown or shrunk: reading scrollHeight lays the page out first).
+  function keepLogAtEnd() {
+    const log = $("log");
+    log.scrollTop = log.scrollHeight;
+  }
+
   function logItem(ev) {
     return el("li", { "data-deal": String(ev.deal), text: KK.describeEvent(ev, nameOf) });
   }
@@ -1276,7 +1286,7 @@
     $("keys-btn").addEventListener("click", () => openDialog($("keys-dialog")));
     // The log keeps its last lines in view when the side column's other panels grow
     // or shrink (a hint shown, a drawer opened).
-    if (window.ResizeObserver) new ResizeObserver(() => { $("log").scrollTop = $("log").scrollHeight; }).observe($("log"));
+    if (window.ResizeObserver) new ResizeObserver(keepLogAtEnd).observe($("log"));
     $("progress-btn").addEventListener("click", progressDialog);
     $("tab-progress").addEventListener("click", progressDialog);
     $("tab-hint").addEventListener("click", () => { closeDrawer(); requestHint(); });
