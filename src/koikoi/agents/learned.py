@@ -30,8 +30,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
-import io
 import itertools
 import json
 import math
@@ -44,6 +42,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from koikoi.agents.valuenet import features_digest, read_weights, write_weights
 from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
@@ -165,10 +164,6 @@ def action_features(observations: Array, ids: npt.NDArray[Any]) -> Array:
     return out
 
 
-def _digest(names: Sequence[str]) -> str:
-    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
-
-
 @dataclass
 class QNet:
     """A multilayer perceptron (ReLU) from (encoding, action features) to net points / SCALE.
@@ -206,8 +201,8 @@ class QNet:
             "format": FORMAT,
             "version": VERSION,
             "encoding_version": encoding.ENCODING_VERSION,
-            "features": _digest(encoding.FEATURES),
-            "action_features": _digest(ACTION_FEATURE_NAMES),
+            "features": features_digest(encoding.FEATURES),
+            "action_features": features_digest(ACTION_FEATURE_NAMES),
             "hidden": list(hidden),
             "scale": SCALE,
         }
@@ -251,18 +246,11 @@ class QNet:
 
     def save(self, path: str | Path) -> None:
         """Write the weights and the header (``.npz``, compressed)."""
-        arrays: dict[str, Any] = {
-            "meta": np.array(json.dumps(self.meta, sort_keys=True)),
-            "state": self.state,
-            "action": self.action,
-            "bias": self.bias,
-        }
+        arrays: dict[str, Any] = {"state": self.state, "action": self.action, "bias": self.bias}
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w
             arrays[f"b{i}"] = b
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **arrays)
-        Path(path).write_bytes(buf.getvalue())
+        write_weights(path, self.meta, arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> QNet:
@@ -273,17 +261,7 @@ class QNet:
                 for other input features (the message names what differs).
         """
         where = str(path)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise InvalidInputError(
-                f"{where}: cannot read the weights file ({exc.strerror})"
-            ) from None
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-        except (ValueError, OSError, EOFError) as exc:
-            raise InvalidInputError(f"{where}: not a weights file (.npz): {exc}") from None
+        arrays = read_weights(path)
         try:
             meta = json.loads(str(arrays["meta"])) if "meta" in arrays else None
         except json.JSONDecodeError:
@@ -296,8 +274,8 @@ class QNet:
             )
         if (
             meta.get("encoding_version") != encoding.ENCODING_VERSION
-            or meta.get("features") != _digest(encoding.FEATURES)
-            or meta.get("action_features") != _digest(ACTION_FEATURE_NAMES)
+            or meta.get("features") != features_digest(encoding.FEATURES)
+            or meta.get("action_features") != features_digest(ACTION_FEATURE_NAMES)
         ):
             raise InvalidInputError(
                 f"{where}: made for other input features than this koikoi's (encoding "

@@ -48,9 +48,12 @@ __all__ = [
     "Dataset",
     "TrainResult",
     "ValueNet",
+    "features_digest",
     "generate",
+    "read_weights",
     "shipped",
     "train",
+    "write_weights",
 ]
 
 FORMAT: Final = "koikoi-value-net"
@@ -62,8 +65,36 @@ SHIPPED: Final = "value-net.npz"
 Array = npt.NDArray[np.float32]
 
 
-def _features_digest(features: Sequence[str]) -> str:
+def features_digest(features: Sequence[str]) -> str:
+    """A short hash of feature names, kept in a weights file's header: a file made for
+    other features is refused on loading."""
     return hashlib.sha256("\n".join(features).encode()).hexdigest()[:16]
+
+
+def write_weights(path: str | Path, meta: dict[str, Any], arrays: dict[str, Any]) -> None:
+    """Write a weights file: ``arrays`` and the JSON header ``meta`` (``.npz``,
+    compressed); the value network's and the learned agents' format."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+    Path(path).write_bytes(buf.getvalue())
+
+
+def read_weights(path: str | Path) -> dict[str, npt.NDArray[Any]]:
+    """The arrays of a weights file (:func:`write_weights`), the header among them.
+
+    Raises:
+        InvalidInputError: the file cannot be read, or is not an ``.npz`` file.
+    """
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"{where}: cannot read the weights file ({exc.strerror})") from None
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except (ValueError, OSError, EOFError) as exc:
+        raise InvalidInputError(f"{where}: not a weights file (.npz): {exc}") from None
 
 
 @dataclass
@@ -88,7 +119,7 @@ class ValueNet:
             "format": FORMAT,
             "version": VERSION,
             "encoding_version": encoding.ENCODING_VERSION,
-            "features": _features_digest(encoding.FEATURES),
+            "features": features_digest(encoding.FEATURES),
             "n_features": encoding.SIZE,
             "hidden": list(hidden),
             "scale": SCALE,
@@ -125,13 +156,11 @@ class ValueNet:
 
     def save(self, path: str | Path) -> None:
         """Write the weights and the header (``.npz``)."""
-        arrays: dict[str, Any] = {"meta": np.array(json.dumps(self.meta, sort_keys=True))}
+        arrays: dict[str, Any] = {}
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             arrays[f"w{i}"] = w
             arrays[f"b{i}"] = b
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **arrays)
-        Path(path).write_bytes(buf.getvalue())
+        write_weights(path, self.meta, arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> ValueNet:
@@ -142,17 +171,7 @@ class ValueNet:
                 for another encoding (the message names what differs).
         """
         where = str(path)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise InvalidInputError(
-                f"{where}: cannot read the weights file ({exc.strerror})"
-            ) from None
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-        except (ValueError, OSError, EOFError) as exc:
-            raise InvalidInputError(f"{where}: not a weights file (.npz): {exc}") from None
+        arrays = read_weights(path)
         if "meta" not in arrays:
             raise InvalidInputError(f"{where}: no header: not a {FORMAT} file")
         try:
@@ -171,7 +190,7 @@ class ValueNet:
                 f"this koikoi has version {encoding.ENCODING_VERSION}: "
                 "retrain it (koikoi train value)"
             )
-        if meta.get("features") != _features_digest(encoding.FEATURES):
+        if meta.get("features") != features_digest(encoding.FEATURES):
             names = meta.get("feature_names")
             detail = ""
             if isinstance(names, list):
