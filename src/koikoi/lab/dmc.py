@@ -41,7 +41,9 @@ __all__ = [
     "DMCConfig",
     "DMCResult",
     "backprop",
+    "check_settings",
     "choose",
+    "curve_point",
     "evaluate_vs_random",
     "plot_curve",
     "train_dmc",
@@ -89,9 +91,43 @@ class DMCConfig:
             ("eval_rounds", self.eval_rounds >= 0, "0 or more"),
             ("hidden", bool(self.hidden) and min(self.hidden) >= 1, "sizes of 1 or more"),
         ]
-        for name, ok, allowed in checks:
-            if not ok:
-                raise InvalidInputError(f"{name} must be {allowed}, not {getattr(self, name)!r}")
+        check_settings(self, checks)
+
+
+def check_settings(config: object, checks: Sequence[tuple[str, bool, str]]) -> None:
+    """Raise :class:`InvalidInputError` for the first ``(name, ok, allowed)`` of
+    ``checks`` that is not ok, naming the setting, what is allowed and its value."""
+    for name, ok, allowed in checks:
+        if not ok:
+            raise InvalidInputError(f"{name} must be {allowed}, not {getattr(config, name)!r}")
+
+
+def curve_point(
+    net: QNet,
+    rules: Sequence[str],
+    eval_rounds: int,
+    *,
+    updates: int,
+    steps: int,
+    rounds: int,
+    losses: list[float],
+    start: float,
+) -> dict[str, float]:
+    """A row of a learning curve: the counts so far, the mean of ``losses`` (emptied),
+    the seconds since ``start`` and, with ``eval_rounds``, the net points a round of
+    ``net`` against random under each rule set."""
+    point: dict[str, float] = {
+        "updates": float(updates),
+        "steps": float(steps),
+        "rounds": float(rounds),
+        "loss": float(np.mean(losses)) if losses else float("nan"),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    for k, name in enumerate(rules):
+        if eval_rounds:
+            point[f"vs_random:{name}"] = evaluate_vs_random(net, name, eval_rounds, seed=10_000 + k)
+    losses.clear()
+    return point
 
 
 @dataclass
@@ -285,19 +321,16 @@ def train_dmc(
             results = bigger
 
     def row() -> None:
-        point: dict[str, float] = {
-            "updates": float(updates),
-            "steps": float(steps),
-            "rounds": float(rounds),
-            "loss": float(np.mean(losses)) if losses else float("nan"),
-            "seconds": round(time.perf_counter() - start, 1),
-        }
-        for k, rules in enumerate(config.rules):
-            if config.eval_rounds:
-                point[f"vs_random:{rules}"] = evaluate_vs_random(
-                    net, rules, config.eval_rounds, seed=10_000 + k
-                )
-        losses.clear()
+        point = curve_point(
+            net,
+            config.rules,
+            config.eval_rounds,
+            updates=updates,
+            steps=steps,
+            rounds=rounds,
+            losses=losses,
+            start=start,
+        )
         curve.append(point)
         if progress is not None:
             progress(point)

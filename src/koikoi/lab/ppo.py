@@ -31,7 +31,7 @@ import numpy.typing as npt
 from koikoi.agents.learned import ACTION_FEATURES, SCALE, QNet, action_features
 from koikoi.envs.vector import VectorEnv, VectorStep
 from koikoi.game.errors import InvalidInputError
-from koikoi.lab.dmc import DMCResult, _Adam, _loss_and_grads, backprop, evaluate_vs_random
+from koikoi.lab.dmc import DMCResult, _Adam, _loss_and_grads, backprop, check_settings, curve_point
 
 __all__ = ["PPOConfig", "train_ppo"]
 
@@ -74,9 +74,7 @@ class PPOConfig:
             ("eval_every", self.eval_every >= 1, "1 or more"),
             ("hidden", bool(self.hidden) and min(self.hidden) >= 1, "sizes of 1 or more"),
         ]
-        for name, ok, allowed in checks:
-            if not ok:
-                raise InvalidInputError(f"{name} must be {allowed}, not {getattr(self, name)!r}")
+        check_settings(self, checks)
 
 
 def _segments(counts: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
@@ -141,19 +139,16 @@ def train_ppo(
     curve: list[dict[str, float]] = []
 
     def row() -> None:
-        point: dict[str, float] = {
-            "updates": float(batches),
-            "steps": float(steps),
-            "rounds": float(rounds),
-            "loss": float(np.mean(losses)) if losses else float("nan"),
-            "seconds": round(time.perf_counter() - start, 1),
-        }
-        for k, rules in enumerate(config.rules):
-            if config.eval_rounds:
-                point[f"vs_random:{rules}"] = evaluate_vs_random(
-                    policy, rules, config.eval_rounds, seed=10_000 + k
-                )
-        losses.clear()
+        point = curve_point(
+            policy,
+            config.rules,
+            config.eval_rounds,
+            updates=batches,
+            steps=steps,
+            rounds=rounds,
+            losses=losses,
+            start=start,
+        )
         curve.append(point)
         if progress is not None:
             progress(point)
