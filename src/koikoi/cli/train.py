@@ -301,17 +301,28 @@ def _run_equity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hidden_sizes(text: str) -> tuple[int, ...]:
+    """The layer sizes of ``--hidden`` ("128,64").
+
+    Raises:
+        InvalidInputError: not whole numbers separated by commas.
+    """
+    from koikoi.game.errors import InvalidInputError
+
+    try:
+        return tuple(int(h) for h in text.split(","))
+    except ValueError:
+        raise InvalidInputError(
+            f"--hidden must be whole numbers separated by commas (128,64), not {text!r}"
+        ) from None
+
+
 def _run_value(args: argparse.Namespace) -> int:
     from koikoi.agents import valuenet
     from koikoi.game.errors import InvalidInputError
     from koikoi.game.rules import PRESET_NAMES
 
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(","))
-    except ValueError:
-        raise InvalidInputError(
-            f"--hidden must be whole numbers separated by commas (128,64), not {args.hidden!r}"
-        ) from None
+    hidden = _hidden_sizes(args.hidden)
     if not hidden or min(hidden) < 1:
         raise InvalidInputError(f"--hidden sizes must be 1 or more, not {args.hidden!r}")
     if not args.weight_decay >= 0:
@@ -366,12 +377,7 @@ def _run_learned(args: argparse.Namespace) -> int:
     from koikoi.lab.dmc import DMCConfig, DMCResult, train_dmc, write_curve
     from koikoi.lab.ppo import PPOConfig, train_ppo
 
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(","))
-    except ValueError:
-        raise InvalidInputError(
-            f"--hidden must be whole numbers separated by commas (128,64), not {args.hidden!r}"
-        ) from None
+    hidden = _hidden_sizes(args.hidden)
     rules = tuple(args.rules or DEFAULT_DMC_RULES)
     common: dict[str, Any] = {
         "rules": rules,
