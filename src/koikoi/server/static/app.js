@@ -1159,15 +1159,13 @@
   }
 
   function renderLog() {
-    const log = $("log");
-    log.replaceChildren(...G.events.map(logItem));
-    log.scrollTop = log.scrollHeight;
+    $("log").replaceChildren(...G.events.map(logItem));
+    keepLogAtEnd();
   }
 
   function appendLog(ev) {
-    const log = $("log");
-    log.append(logItem(ev));
-    log.scrollTop = log.scrollHeight;
+    $("log").append(logItem(ev));
+    keepLogAtEnd();
   }
 
   // ------------------------------------------------------------------ side UI
@@ -1344,7 +1342,7 @@
     for (const tab of $("tabbar").querySelectorAll("button[data-drawer]")) {
       tab.setAttribute("aria-expanded", String(tab.dataset.drawer === open));
     }
-    if (open === "log") $("log").scrollTop = $("log").scrollHeight;
+    if (open === "log") keepLogAtEnd();
   }
 
   function closeDrawer() {
