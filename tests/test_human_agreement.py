@@ -146,6 +146,15 @@ def test_random_agreement_is_near_chance_and_repeatable(found: list[Decision]) -
     assert lo < a["all"]["chance"] < hi
 
 
+def test_workers_share_the_decisions_and_count_the_same(found: list[Decision]) -> None:
+    one = agreement(found, "random", seed=5)
+    two = agreement(found, "random", seed=5, workers=3)
+    assert two["kinds"] == one["kinds"]
+    assert two["all"] == one["all"]
+    with pytest.raises(InvalidInputError, match="workers must be a whole number of 1 or more"):
+        agreement(found, "random", workers=0)
+
+
 def test_load_games_reads_both_formats(tmp_path: Path, record: GameRecord) -> None:
     record.save(tmp_path / "a.json")
     (tmp_path / "b.json").write_text((FIXTURES / "59.json").read_text(encoding="utf-8"))
@@ -185,3 +194,5 @@ def test_bench_human_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert "unknown agent 'nobody'" in capsys.readouterr().err
     assert main(["bench", "human", str(tmp_path)]) == 2
     assert "holds no .json file" in capsys.readouterr().err
+    assert main(["bench", "human", str(FIXTURES), "--workers", "0"]) == 2
+    assert "--workers must be 1 or more, not 0" in capsys.readouterr().err

@@ -297,6 +297,16 @@ def _register_human(sub: Any) -> None:
     human.add_argument(
         "--games", type=int, metavar="N", help="the first N games only (natural file order)"
     )
+    human.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="W",
+        help=(
+            "processes to share the decisions among (default 1); the counts do not depend "
+            "on it (each decision's random numbers come from the seed and the decision)"
+        ),
+    )
     add_seed_option(human)
     add_json_option(human, help=JSON_HELP)
 
@@ -308,6 +318,8 @@ def human_command_line(args: argparse.Namespace) -> str:
     if args.games is not None:
         parts.append(f"--games {args.games}")
     parts.append(f"--seed {args.seed}")
+    if args.workers != 1:
+        parts.append(f"--workers {args.workers}")
     return " ".join(parts)
 
 
@@ -328,6 +340,8 @@ def _human(args: argparse.Namespace) -> int:
     from koikoi.lab.human import KIND_NAMES, KINDS, agreement, decisions, load_games
 
     specs = args.agents or ["heuristic"]
+    if args.workers < 1:
+        raise CommandError(f"--workers must be 1 or more, not {args.workers}")
     for spec in specs:
         make_agent(spec)  # a bad spec fails here, before the games are read
     if args.paths:
@@ -335,7 +349,7 @@ def _human(args: argparse.Namespace) -> int:
     else:
         games = [(game_name(r), r) for r in human_games()[: check_games(args.games)]]
     found = [d for name, record in games for d in decisions(record, game=name)]
-    results = [agreement(found, spec, seed=args.seed) for spec in specs]
+    results = [agreement(found, spec, seed=args.seed, workers=args.workers) for spec in specs]
     actions = sum(len(record.actions) for _, record in games)
     summary = {"games": len(games), "actions": actions, "agents": results}
     if _printed_json(args, summary, human_command_line(args)):

@@ -35,6 +35,7 @@ import random
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
 
@@ -133,28 +134,16 @@ def _tally(agreed: int, n: int, chance: float) -> dict[str, Any]:
     }
 
 
-def agreement(found: Iterable[Decision], spec: str, *, seed: int = 0) -> dict[str, Any]:
-    """The human agreement (top-1) of agent ``spec`` with the decisions of :func:`decisions`.
+def _count(found: Sequence[Decision], spec: str, seed: int) -> dict[str, list[Any]]:
+    """``{kind: [decisions, agreed, sum of 1/legal]}`` of agent ``spec`` on ``found``.
 
-    Args:
-        found: the decisions (a list can be put to several agents in turn).
-        spec: an agent spec (``"heuristic"``, ``"mcts:iterations=200"``).
-        seed: the agent's generator for decision ``i`` of game ``g`` is seeded from
-            ``(seed, g, i)``, so a run is repeatable.
-
-    Returns:
-        ``{"agent", "seed", "decisions", "kinds": {kind: tally}, "all": tally,
-        "seconds"}``; a tally is ``{"decisions", "agreed", "rate", "ci95",
-        "chance"}``.
-
-    Raises:
-        InvalidInputError: a bad agent spec, or an agent that returns an illegal action.
+    The sum is an exact fraction, so that it does not depend on how the decisions
+    were shared among workers.
     """
     from koikoi.agents.base import make_agent
 
     agent = make_agent(spec)
-    counts = {k: [0, 0, 0.0] for k in KINDS}  # decisions, agreed, sum of 1/legal
-    start = time.perf_counter()
+    counts: dict[str, list[Any]] = {k: [0, 0, Fraction(0)] for k in KINDS}
     try:
         for d in found:
             choice = agent.act(d.view, random.Random(_seed(seed, d.game, d.index)))
@@ -166,19 +155,78 @@ def agreement(found: Iterable[Decision], spec: str, *, seed: int = 0) -> dict[st
             c = counts[d.kind]
             c[0] += 1
             c[1] += choice == d.recorded
-            c[2] += 1 / len(d.view.legal_ids)
+            c[2] += Fraction(1, len(d.view.legal_ids))
     finally:
         close = getattr(agent, "close", None)
         if callable(close):
             close()
+    return counts
+
+
+def _chunks(found: Sequence[Decision], parts: int) -> list[list[Decision]]:
+    """``found`` cut into ``parts`` runs of consecutive decisions, as even as can be."""
+    size, extra = divmod(len(found), parts)
+    out, start = [], 0
+    for i in range(parts):
+        end = start + size + (i < extra)
+        out.append(list(found[start:end]))
+        start = end
+    return [chunk for chunk in out if chunk]
+
+
+def agreement(
+    found: Iterable[Decision], spec: str, *, seed: int = 0, workers: int = 1
+) -> dict[str, Any]:
+    """The human agreement (top-1) of agent ``spec`` with the decisions of :func:`decisions`.
+
+    Args:
+        found: the decisions (a list can be put to several agents in turn).
+        spec: an agent spec (``"heuristic"``, ``"mcts:iterations=200"``).
+        seed: the agent's generator for decision ``i`` of game ``g`` is seeded from
+            ``(seed, g, i)``, so a run is repeatable.
+        workers: processes to share the decisions among (each makes its own agent).
+            Each decision's generator depends on the decision alone, so the counts are
+            the same for any number of workers (for agents with an iteration budget;
+            a time budget depends on the machine's load anyway).
+
+    Returns:
+        ``{"agent", "seed", "decisions", "kinds": {kind: tally}, "all": tally,
+        "seconds"}``; a tally is ``{"decisions", "agreed", "rate", "ci95",
+        "chance"}``; ``seconds`` is the wall-clock time.
+
+    Raises:
+        InvalidInputError: a bad agent spec, a ``workers`` below 1, or an agent that
+            returns an illegal action.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers must be a whole number of 1 or more, not {workers!r}")
+    decided = list(found)
+    start = time.perf_counter()
+    if workers == 1 or len(decided) < 2:
+        parts = [_count(decided, spec, seed)]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from koikoi.agents.base import make_agent
+
+        make_agent(spec)  # a bad spec fails here, not in every worker
+        chunks = _chunks(decided, workers)
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=len(chunks), mp_context=ctx) as pool:
+            futures = [pool.submit(_count, chunk, spec, seed) for chunk in chunks]
+            parts = [f.result() for f in futures]
+    counts = {k: [sum(p[k][i] for p in parts) for i in range(3)] for k in KINDS}
     seconds = time.perf_counter() - start
     total = [sum(int(counts[k][i]) for k in KINDS) for i in (0, 1)]
     return {
         "agent": spec,
         "seed": seed,
         "decisions": total[0],
-        "kinds": {k: _tally(int(counts[k][1]), int(counts[k][0]), counts[k][2]) for k in KINDS},
-        "all": _tally(total[1], total[0], sum(counts[k][2] for k in KINDS)),
+        "kinds": {
+            k: _tally(int(counts[k][1]), int(counts[k][0]), float(counts[k][2])) for k in KINDS
+        },
+        "all": _tally(total[1], total[0], float(sum(counts[k][2] for k in KINDS))),
         "seconds": seconds,
     }
 
