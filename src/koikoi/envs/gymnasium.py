@@ -377,7 +377,11 @@ def _generator(state: object) -> np.random.Generator | None:
         return None
     name = state.get("bit_generator") if isinstance(state, dict) else None
     kind = getattr(np.random, name, None) if isinstance(name, str) else None
-    if not (isinstance(kind, type) and issubclass(kind, np.random.BitGenerator)):
+    if not (
+        isinstance(state, dict)
+        and isinstance(kind, type)
+        and issubclass(kind, np.random.BitGenerator)
+    ):
         raise InvalidInputError(
             f"the snapshot's np_random is not the state of a numpy bit generator: {state!r}"
         )
