@@ -324,8 +324,8 @@ class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
         self._game = game
         self.agents = list(agents)
         self.agent_selection = selection
-        self.rewards = {a: float(v) for a, v in tables["rewards"].items()}
-        self._cumulative_rewards = {a: float(v) for a, v in tables["cumulative_rewards"].items()}
+        self.rewards = tables["rewards"]
+        self._cumulative_rewards = tables["cumulative_rewards"]
         self.terminations = tables["terminations"]
         self.truncations = tables["truncations"]
         self.infos = {a: dict(v) for a, v in tables["infos"].items()}
