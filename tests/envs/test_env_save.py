@@ -417,3 +417,27 @@ def test_openspiel_copies_of_positions_and_resampled_states() -> None:
         expected = spiel_trace(state.clone(), random.Random(8), 80)
         for how, other in spiel_copies(game, state).items():
             assert same(spiel_trace(other, random.Random(8), 80), expected), (name, how)
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"rules": "nintendo"}, "rules: 'leaflet', this game 'nintendo'"),
+        ({"rules": "leaflet", "episode": "match"}, "episode: 'round', this game 'match'"),
+        ({"rules": "leaflet", "reward": "win"}, "reward: 'points', this game 'win'"),
+    ],
+)
+def test_openspiel_refuses_a_state_of_another_game(params: dict[str, str], words: str) -> None:
+    """A state serialized under other parameters is refused, not silently played
+    under the parameters it came with."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import koikoi.envs.openspiel  # noqa: F401
+
+    game = pyspiel.load_game("koikoi", {"rules": "leaflet"})
+    state = game.new_initial_state()
+    spiel_trace(state, random.Random(1), 60)
+    other = pyspiel.load_game("koikoi", params)
+    with pytest.raises(InvalidInputError, match=words):
+        other.deserialize_state(state.serialize())
+    again = game.deserialize_state(state.serialize())  # its own game still takes it
+    assert str(again) == str(state)
