@@ -23,16 +23,14 @@ from hypothesis import strategies as st
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
-import koikoi.envs.gymnasium as kgym  # noqa: E402
-from koikoi.envs import pettingzoo as kpz  # noqa: E402
-from koikoi.game.engine import Match  # noqa: E402
-from koikoi.game.errors import InvalidInputError  # noqa: E402
-from koikoi.game.positions import position  # noqa: E402
-from koikoi.game.rules import get_rules  # noqa: E402
+import koikoi.envs.gymnasium as kgym
+from koikoi.envs import pettingzoo as kpz
+from koikoi.game.engine import Match
+from koikoi.game.errors import InvalidInputError
+from koikoi.game.positions import position
+from koikoi.game.rules import get_rules
 
-EXAMPLES = settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+EXAMPLES = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def same(a: Any, b: Any) -> bool:
@@ -389,6 +387,17 @@ def test_openspiel_copies_continue_identically(
     for how, other in copies.items():
         assert str(other) == str(state) and other.history() == state.history(), how
         assert same(spiel_trace(other, random.Random(seed + 1), 150), expected), how
+
+
+@pytest.mark.parametrize(
+    "params", [{"rules": "leaflet"}, {"rules": "koikoi-japan", "episode": "match"}]
+)
+def test_openspiel_random_simulation_with_serialization(params: dict[str, str]) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    import koikoi.envs.openspiel  # noqa: F401
+
+    game = pyspiel.load_game("koikoi", params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
 def test_openspiel_copies_of_positions_and_resampled_states() -> None:

@@ -30,6 +30,9 @@ Importing this module registers ``"koikoi/KoiKoi-v0"``::
   then holds the seat's score change whatever the reward.
 * An illegal action ends the episode with ``illegal_reward`` (default -1) and
   ``info["illegal_action"]``, like PettingZoo's classic games.
+* :meth:`KoiKoiEnv.save` and :meth:`KoiKoiEnv.restore` snapshot the whole env
+  (plain JSON-able data, hidden cards included: for the experimenter, never the
+  learner) and bring it back, the opponent's moves included.
 * With ``episode="round"``, unseeded resets go on with the next round of the
   same match; rounds that end before the seat's first decision (an instant
   hand, an opponent who scores and stops on the first turn) are played through

@@ -38,6 +38,12 @@ text (:func:`~koikoi.kernel.encoding.info_state_string`); the information state
 parts alone. During a deal they say only what is public, and the tensors are
 zeros; at the end they describe the settlement.
 
+**Copies.** ``state.clone()``, ``state.serialize()`` with
+``game.deserialize_state``, ``pyspiel.serialize_game_and_state`` and ``pickle``
+all work (OpenSpiel's own path for Python games: the history and a pickle of the
+state's attributes, both hands and the stock order included; load only trusted
+text); a state serialized under other parameters is refused.
+
 :meth:`KoiKoiState.resample_from_infostate` re-deals what the player cannot see
 (the opponent's hand and the stock order, see :func:`~koikoi.game.views.determinize`)
 into the current round's deck, uniformly among the deals consistent with the

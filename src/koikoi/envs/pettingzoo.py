@@ -22,6 +22,9 @@ games. Needs ``pip install 'koikoi[rl]'``.
   action ends the game with reward -1 for the player who took it and 0 for the
   other (``TerminateIllegalWrapper``). :class:`raw_env` raises
   :class:`~koikoi.game.errors.IllegalActionError` instead.
+* :meth:`raw_env.save` and :meth:`raw_env.restore` (also through the wrappers of
+  :func:`env`) snapshot the whole env as plain JSON-able data and bring it back;
+  a snapshot holds both hands and the stock order: it is for the experimenter.
 * ``reset(seed=s)`` deals the match of ``Match(rules, seed=s)``; later unseeded
   resets follow from it. ``reset(options={"position": TEXT})`` starts from a
   position (:mod:`koikoi.game.positions`; a view position's hidden cards are re-dealt).
