@@ -30,9 +30,12 @@ __all__ = [
     "Runner",
     "RunnerOptions",
     "check_choice",
+    "check_snapshot",
     "observation_bounds",
     "resolve_rules",
     "returns_of",
+    "rng_from_state",
+    "rng_state",
     "round_points_bound",
     "sequence_length_option",
     "sequence_parts",
@@ -45,6 +48,8 @@ REWARDS: Final = ("points", "net", "win")
 """``points``: each player's score change (the settlement's deltas); ``net``: own
 change minus the opponent's (zero-sum); ``win``: +1 / -1 / 0."""
 _SEED_BITS: Final = 63
+SNAPSHOT_VERSION: Final = 1
+"""The version of the snapshots of ``save()``: a snapshot of another version is refused."""
 
 
 def resolve_rules(rules: str | Path | Rules) -> Rules:
@@ -216,6 +221,99 @@ def returns_of(deltas: tuple[int, int], winner: int | None, reward: str) -> tupl
     return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
 
 
+def rng_state(rng: random.Random) -> list[Any]:
+    """The state of ``rng`` as plain JSON-able data (:func:`rng_from_state` reads it)."""
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def rng_from_state(value: object, what: str) -> random.Random:
+    """A generator in the state :func:`rng_state` gave.
+
+    Raises:
+        InvalidInputError: ``value`` is not such a state (the message names ``what``).
+    """
+    rng = random.Random()
+    try:
+        if not isinstance(value, list | tuple) or len(value) != 3:
+            raise ValueError("not a list of three")
+        version, internal, gauss = value
+        if not isinstance(internal, list | tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in internal
+        ):
+            raise ValueError("its second part is not a list of integers")
+        rng.setstate((version, tuple(internal), None if gauss is None else float(gauss)))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"the snapshot's {what} is not the state of a random generator ({exc})"
+        ) from None
+    return rng
+
+
+def _difference(key: str, theirs: object, ours: object) -> str:
+    if key == "rules" and isinstance(theirs, dict) and isinstance(ours, dict):
+        if theirs.get("name") != ours.get("name"):
+            return f"rules: snapshot {theirs.get('name')!r}, this env {ours.get('name')!r}"
+        options = [
+            f"{section}.{k}"
+            for section, values in ours.items()
+            if isinstance(values, dict)
+            for k in values
+            if not isinstance(theirs.get(section), dict) or theirs[section].get(k) != values[k]
+        ]
+        return (
+            f"rules {ours.get('name')!r}: the snapshot's differ in {', '.join(options) or 'name'}"
+        )
+    return f"{key}: snapshot {theirs!r}, this env {ours!r}"
+
+
+def check_snapshot(snapshot: object, kind: str, config: dict[str, Any]) -> dict[str, Any]:
+    """``snapshot`` if it is a ``save()`` snapshot of ``kind`` made with ``config``.
+
+    Raises:
+        InvalidInputError: another kind or version, a missing part, or another
+            configuration (the message names each option that differs).
+    """
+    if not isinstance(snapshot, dict) or "format" not in snapshot:
+        raise InvalidInputError(
+            f"restore() takes a snapshot from {kind}'s save(), not {type(snapshot).__name__}"
+        )
+    if snapshot["format"] != kind:
+        raise InvalidInputError(
+            f"the snapshot is of {snapshot['format']!r}, not of {kind!r}: restore it there"
+        )
+    if snapshot.get("version") != SNAPSHOT_VERSION:
+        raise InvalidInputError(
+            f"the snapshot is of version {snapshot.get('version')!r}: this koikoi restores "
+            f"version {SNAPSHOT_VERSION}"
+        )
+    theirs = snapshot.get("config")
+    if not isinstance(theirs, dict):
+        raise InvalidInputError("the snapshot has no config: it is damaged")
+    differ = [_difference(k, theirs.get(k), v) for k, v in config.items() if theirs.get(k) != v]
+    if differ:
+        raise InvalidInputError(f"the snapshot is of another env: {'; '.join(differ)}")
+    return snapshot
+
+
+def _part(snapshot: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = snapshot.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise InvalidInputError(f"the snapshot's {key} is missing or not {what}: it is damaged")
+    return value
+
+
+def _action_ids(snapshot: dict[str, Any]) -> list[int]:
+    actions = snapshot.get("actions")
+    if not isinstance(actions, list) or not all(
+        isinstance(a, int) and not isinstance(a, bool) for a in actions
+    ):
+        raise InvalidInputError(
+            "the snapshot's actions are missing or not a list of action ids: it is damaged"
+        )
+    return actions
+
+
 class Runner:
     """A running game for the step-by-step adapters (PettingZoo, Gymnasium).
 
@@ -243,6 +341,10 @@ class Runner:
         self._scores = (0, 0)
         self._rounds = rules.game.rounds
         self._max_score = match_points_bound(rules)
+        self._start = ""
+        """A round set up from a position: its full position text at the start."""
+        self._actions: list[int] = []
+        """A round set up from a position: the actions since the start."""
 
     # ------------------------------------------------------------ episodes
 
@@ -302,6 +404,8 @@ class Runner:
         self.round = rnd
         self._scores = scores
         self._rounds = pos.rounds
+        self._start = rnd.to_position(match_scores=scores, rounds=pos.rounds).text()
+        self._actions = []
         self.new_match = True
 
     # -------------------------------------------------------------- playing
@@ -332,7 +436,107 @@ class Runner:
                     self.round = self.match.round
         else:
             rnd.apply(action_id)
+            self._actions.append(action_id)
             self.done = rnd.is_over
+
+    # ------------------------------------------------------ save and restore
+
+    def save(self) -> dict[str, Any]:
+        """The game as plain JSON-able data, hidden cards included (:meth:`restore`).
+
+        A match is its seed and its actions; a round set up from a position, its
+        full position at the start and its actions since. The seeder's state
+        comes along, so the next unseeded :meth:`start` deals the same.
+
+        Raises:
+            InvalidInputError: no episode has started.
+        """
+        rnd = self.round
+        if rnd is None:
+            raise InvalidInputError("no episode has started: call reset() before save()")
+        out: dict[str, Any] = {
+            "seeder": rng_state(self.seeder),
+            "done": self.done,
+            "new_match": self.new_match,
+        }
+        match = self.match
+        if match is not None:
+            out["match"] = {
+                "seed": match.seed,
+                "actions": list(match.actions),
+                "finished_round": rnd is not match.round,
+            }
+        else:
+            out["position"] = {"start": self._start, "actions": list(self._actions)}
+        return out
+
+    def restore(self, snapshot: object) -> None:
+        """Bring the game back to a :meth:`save` snapshot (replaying its actions).
+
+        Raises:
+            InvalidInputError: a damaged snapshot (the message says what is wrong);
+                the game is then unchanged.
+        """
+        if not isinstance(snapshot, dict):
+            raise InvalidInputError("the snapshot's game is missing: it is damaged")
+        seeder = rng_from_state(snapshot.get("seeder"), "seeder")
+        done = _part(snapshot, "done", bool, "true or false")
+        new_match = _part(snapshot, "new_match", bool, "true or false")
+        match: Match | None = None
+        if isinstance(snapshot.get("match"), dict):
+            part = snapshot["match"]
+            seed = _part(part, "seed", int, "a match seed")
+            finished = _part(part, "finished_round", bool, "true or false")
+            actions = _action_ids(part)
+            try:
+                match = Match(self.rules, seed=seed, events=self.history)
+                rnd = match.round
+                for a in actions:
+                    rnd = match.round
+                    match.apply(a)
+            except KoiKoiError as exc:
+                raise InvalidInputError(
+                    f"the snapshot's match does not replay ({exc}): it is damaged"
+                ) from None
+            if not finished:
+                rnd = match.round
+            scores, rounds, start = self._scores, self._rounds, ""
+        elif isinstance(snapshot.get("position"), dict):
+            part = snapshot["position"]
+            start = _part(part, "start", str, "a position text")
+            actions = _action_ids(part)
+            try:
+                pos = parse_position(start, rules=self.rules)
+                rnd = Round.from_position(pos)
+                if self.history:
+                    rnd.events = []
+                for a in actions:
+                    rnd.apply(a)
+            except KoiKoiError as exc:
+                raise InvalidInputError(
+                    f"the snapshot's position does not replay ({exc}): it is damaged"
+                ) from None
+            first = self.rules.game.start_points
+            scores = pos.match_scores if pos.match_scores is not None else (first, first)
+            rounds = pos.rounds
+        else:
+            raise InvalidInputError("the snapshot holds neither a match nor a position: damaged")
+        if done != rnd.is_over or (
+            done and self.episode == "match" and match is not None and not match.is_over
+        ):
+            raise InvalidInputError(
+                f"the snapshot says the episode is {'over' if done else 'on'}, but its game "
+                "does not: it is damaged"
+            )
+        self.seeder = seeder
+        self.done = done
+        self.new_match = new_match
+        self.match = match
+        self.round = rnd
+        self._scores = scores
+        self._rounds = rounds
+        self._start = start
+        self._actions = list(actions) if match is None else []
 
     # ---------------------------------------------------------- what is seen
 

@@ -30,6 +30,9 @@ Importing this module registers ``"koikoi/KoiKoi-v0"``::
   then holds the seat's score change whatever the reward.
 * An illegal action ends the episode with ``illegal_reward`` (default -1) and
   ``info["illegal_action"]``, like PettingZoo's classic games.
+* :meth:`KoiKoiEnv.save` and :meth:`KoiKoiEnv.restore` snapshot the whole env
+  (plain JSON-able data, hidden cards included: for the experimenter, never the
+  learner) and bring it back, the opponent's moves included.
 * With ``episode="round"``, unseeded resets go on with the next round of the
   same match; rounds that end before the seat's first decision (an instant
   hand, an opponent who scores and stops on the first turn) are played through
@@ -48,11 +51,15 @@ import numpy.typing as npt
 
 from koikoi.agents import Agent, make_agent
 from koikoi.envs._runner import (
+    SNAPSHOT_VERSION,
     Runner,
     RunnerOptions,
     check_choice,
+    check_snapshot,
     observation_bounds,
     resolve_rules,
+    rng_from_state,
+    rng_state,
     sequence_length_option,
     sequence_parts,
     sequence_spaces,
@@ -136,6 +143,7 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
             )
         self._opponent_rng = random.Random(0)
         self._illegal = False
+        self._illegal_action: int | None = None
         low, high = observation_bounds(self.rules)
         vector = gymnasium.spaces.Box(low, high, dtype=np.float32)
         if self.observation_kind != "vector":
@@ -176,6 +184,7 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
             position = options.get("position")
         game = self._game
         self._illegal = False
+        self._illegal_action = None
         game.start(seed, position)
         for _ in range(_MAX_SKIPS):
             if game.new_match:
@@ -209,6 +218,7 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         action_id = int(action)
         if action_id not in game.legal_ids():
             self._illegal = True
+            self._illegal_action = action_id
             info = self._info()
             info["illegal_action"] = action_id
             return self._observation(), self.illegal_reward, True, False, info
@@ -235,6 +245,108 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
     def close(self) -> None:
         """Nothing to release."""
 
+    # ------------------------------------------------------ save and restore
+
+    def save(self) -> dict[str, Any]:
+        """A snapshot of the env: :meth:`restore` brings this env, or a new one made
+        with the same options, back to it.
+
+        The snapshot is plain JSON-able data (``json.dumps`` writes it): the match
+        (its seed and actions, or the position it started from), the seat, the
+        random generators of the env, of its next deals and of the opponent, so the
+        same actions give the same observations, rewards and infos, the
+        opponent's moves included. It holds the **whole state, hidden cards
+        included** (the opponent's hand, the stock order): it is for the
+        experimenter, never for the learner's observation.
+
+        The opponent must choose from its view and the generator alone, as every
+        built-in agent does; one that searches under a time budget (``time=``)
+        plays by the clock and repeats only with an iteration budget.
+
+        Raises:
+            InvalidInputError: no episode has started, or the opponent keeps a
+                state of its own that a snapshot cannot hold (an outside program,
+                ``cmd:``).
+        """
+        from koikoi.agents.external import ExternalAgent
+
+        if isinstance(self.opponent, ExternalAgent):
+            raise InvalidInputError(
+                f"the opponent {self.opponent.name!r} is an outside program with a state of "
+                "its own that a snapshot cannot hold: save() needs a built-in agent"
+            )
+        snapshot: dict[str, Any] = {
+            "format": ENV_ID,
+            "version": SNAPSHOT_VERSION,
+            "config": self._config(),
+            "game": self._game.save(),
+            "seat": self.seat,
+            "illegal_action": self._illegal_action if self._illegal else None,
+            "opponent_rng": rng_state(self._opponent_rng),
+        }
+        if self._np_random is not None:
+            snapshot["np_random"] = self._np_random.bit_generator.state
+        return snapshot
+
+    def restore(self, snapshot: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Bring the env back to a :meth:`save` snapshot; return ``(observation, info)``
+        at that point, as :meth:`reset` does, so the loop goes on with :meth:`step`.
+
+        ``info`` also holds what the step that led there put in it (``points`` at the
+        end of an episode, ``illegal_action``). The snapshot is not changed and can be
+        restored again.
+
+        Raises:
+            InvalidInputError: the snapshot is of another env or other options (the
+                message names what differs), or damaged; the env is then unchanged.
+        """
+        snap = check_snapshot(snapshot, ENV_ID, self._config())
+        seat = snap.get("seat")
+        if seat not in (0, 1) or isinstance(seat, bool):
+            raise InvalidInputError(f"the snapshot's seat must be 0 or 1, not {seat!r}")
+        if self.seat_option != "random" and seat != self.seat_option:
+            raise InvalidInputError(
+                f"the snapshot's seat {seat} is not this env's seat {self.seat_option}"
+            )
+        illegal = snap.get("illegal_action")
+        if illegal is not None and (not isinstance(illegal, int) or isinstance(illegal, bool)):
+            raise InvalidInputError(
+                f"the snapshot's illegal_action must be an action id or None, not {illegal!r}"
+            )
+        opponent_rng = rng_from_state(snap.get("opponent_rng"), "opponent_rng")
+        np_random = _generator(snap.get("np_random"))
+        game = Runner(self.rules, self._game.episode, self._game.reward, history=self._game.history)
+        game.restore(snap.get("game"))
+        if game.current not in (None, seat):
+            raise InvalidInputError(
+                "the snapshot's game waits for the opponent, not the learner: it is damaged"
+            )
+        self._game = game
+        self.seat = seat
+        self._illegal = illegal is not None
+        self._illegal_action = illegal
+        self._opponent_rng = opponent_rng
+        if np_random is not None:
+            self._np_random = np_random
+        info = self._info()
+        if illegal is not None:
+            info["illegal_action"] = illegal
+        elif game.done:
+            info["points"] = game.deltas()[seat]
+        return self._observation(), info
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "episode": self._game.episode,
+            "reward": self._game.reward,
+            "observation": self.observation_kind,
+            "sequence_length": self.sequence_length,
+            "seat": self.seat_option,
+            "opponent": self.opponent.name,
+            "illegal_reward": self.illegal_reward,
+        }
+
     # ------------------------------------------------------------- helpers
 
     def _play_opponent(self) -> None:
@@ -260,6 +372,28 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         if self.observation_kind == "vector":
             return {"action_mask": self.action_masks().astype(np.int8)}
         return {}
+
+
+def _generator(state: object) -> np.random.Generator | None:
+    """The numpy generator of a saved ``bit_generator.state`` (None: none was saved)."""
+    if state is None:
+        return None
+    name = state.get("bit_generator") if isinstance(state, dict) else None
+    kind = getattr(np.random, name, None) if isinstance(name, str) else None
+    if not (
+        isinstance(state, dict)
+        and isinstance(kind, type)
+        and issubclass(kind, np.random.BitGenerator)
+    ):
+        raise InvalidInputError(
+            f"the snapshot's np_random is not the state of a numpy bit generator: {state!r}"
+        )
+    bits = kind()
+    try:
+        bits.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise InvalidInputError(f"the snapshot's np_random cannot be restored ({exc})") from None
+    return np.random.Generator(bits)
 
 
 if ENV_ID not in gymnasium.registry:

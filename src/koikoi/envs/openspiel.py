@@ -38,6 +38,12 @@ text (:func:`~koikoi.kernel.encoding.info_state_string`); the information state
 parts alone. During a deal they say only what is public, and the tensors are
 zeros; at the end they describe the settlement.
 
+**Copies.** ``state.clone()``, ``state.serialize()`` with
+``game.deserialize_state``, ``pyspiel.serialize_game_and_state`` and ``pickle``
+all work (OpenSpiel's own path for Python games: the history and a pickle of the
+state's attributes, both hands and the stock order included; load only trusted
+text); a state serialized under other parameters is refused.
+
 :meth:`KoiKoiState.resample_from_infostate` re-deals what the player cannot see
 (the opponent's hand and the stock order, see :func:`~koikoi.game.views.determinize`)
 into the current round's deck, uniformly among the deals consistent with the
@@ -70,7 +76,7 @@ from koikoi.game.cards import CODES, FULL_DECK, card_list, format_cards
 from koikoi.game.engine import Event, Match, Round
 from koikoi.game.errors import IllegalActionError, InvalidInputError
 from koikoi.game.positions import parse_position
-from koikoi.game.rules import Rules
+from koikoi.game.rules import Rules, diff_rules
 from koikoi.game.scoring import Settlement
 from koikoi.game.views import PlayerView, determinize, view_of_round
 from koikoi.kernel import sequence
@@ -188,6 +194,22 @@ class _Settings:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Settings:
         return self
+
+
+def _differences(theirs: _Settings, ours: _Settings) -> str:
+    """What differs between the parameters of a state and of this game, in words."""
+    out = []
+    if theirs.rules != ours.rules:
+        if theirs.rules.name != ours.rules.name:
+            out.append(f"rules: {theirs.rules.name!r}, this game {ours.rules.name!r}")
+        else:
+            options = ", ".join(k for k, _, _ in diff_rules(theirs.rules, ours.rules)) or "name"
+            out.append(f"rules {ours.rules.name!r}: the state's differ in {options}")
+    for name in ("episode", "reward"):
+        a, b = getattr(theirs, name), getattr(ours, name)
+        if a != b:
+            out.append(f"{name}: {a!r}, this game {b!r}")
+    return "; ".join(out)
 
 
 class KoiKoiGame(pyspiel.Game):  # type: ignore[misc]
@@ -534,6 +556,27 @@ class KoiKoiState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: KoiKoiGame) -> None:
         super().__init__(game)
         self._core = _Core(game.settings)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Checks the state that OpenSpiel's deserialization (``game.deserialize_state``,
+        ``pyspiel.deserialize_game_and_state``, ``pickle``) sets on a new initial state:
+        a state of other parameters is refused, not played under the ones it came with.
+
+        Raises:
+            InvalidInputError: a state of another rule set, episode or reward, or
+                something that is not a state of this game.
+        """
+        if name == "_core" and "_core" in self.__dict__:
+            ours = self.__dict__["_core"].settings
+            if not isinstance(value, _Core):
+                raise InvalidInputError(
+                    f"the serialized state is not a koikoi state: {type(value).__name__}"
+                )
+            if value.settings != ours:
+                raise InvalidInputError(
+                    f"the serialized state is of another game: {_differences(value.settings, ours)}"
+                )
+        super().__setattr__(name, value)
 
     @property
     def round(self) -> Round | None:

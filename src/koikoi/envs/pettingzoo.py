@@ -22,6 +22,9 @@ games. Needs ``pip install 'koikoi[rl]'``.
   action ends the game with reward -1 for the player who took it and 0 for the
   other (``TerminateIllegalWrapper``). :class:`raw_env` raises
   :class:`~koikoi.game.errors.IllegalActionError` instead.
+* :meth:`raw_env.save` and :meth:`raw_env.restore` (also through the wrappers of
+  :func:`env`) snapshot the whole env as plain JSON-able data and bring it back;
+  a snapshot holds both hands and the stock order: it is for the experimenter.
 * ``reset(seed=s)`` deals the match of ``Match(rules, seed=s)``; later unseeded
   resets follow from it. ``reset(options={"position": TEXT})`` starts from a
   position (:mod:`koikoi.game.positions`; a view position's hidden cards are re-dealt).
@@ -47,9 +50,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from koikoi.envs._runner import (
+    SNAPSHOT_VERSION,
     Runner,
     RunnerOptions,
     check_choice,
+    check_snapshot,
     observation_bounds,
     resolve_rules,
     sequence_length_option,
@@ -103,7 +108,31 @@ def env(
     )
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return _Wrapped(e)
+
+
+class _Wrapped(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order check, with :meth:`raw_env.save` and :meth:`raw_env.restore`
+    through the wrappers (a restored env may step without a reset)."""
+
+    def save(self) -> dict[str, Any]:
+        """:meth:`raw_env.save` of the wrapped env."""
+        snapshot: dict[str, Any] = self.unwrapped.save()
+        return snapshot
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """:meth:`raw_env.restore` of the wrapped env."""
+        self.unwrapped.restore(snapshot)
+        self._has_reset = True
+        inner = self.env
+        while isinstance(inner, wrappers.BaseWrapper):
+            if isinstance(inner, wrappers.TerminateIllegalWrapper):
+                # Its cache of the last observation belongs to the state left behind;
+                # an illegal end is restored as the terminations it left.
+                inner._prev_obs = None
+                inner._prev_info = None
+                inner._terminated = False
+            inner = inner.env
 
 
 class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
@@ -222,9 +251,118 @@ class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
         if self.render_mode == "human":
             self.render()
 
+    # ------------------------------------------------------ save and restore
+
+    def save(self) -> dict[str, Any]:
+        """A snapshot of the env: :meth:`restore` brings this env, or a new one made
+        with the same options, back to it.
+
+        The snapshot is plain JSON-able data (``json.dumps`` writes it): the match
+        (its seed and actions, or the position it started from), the random
+        generator of the next deals, and the agents' rewards, terminations, infos
+        and turn, so the same actions give the same observations and rewards. It
+        holds the **whole state, hidden cards included** (both hands, the stock
+        order): it is for the experimenter, never for an agent's observation.
+
+        Raises:
+            InvalidInputError: no episode has started.
+        """
+        snapshot: dict[str, Any] = {
+            "format": self.metadata["name"],
+            "version": SNAPSHOT_VERSION,
+            "config": self._config(),
+            "game": self._game.save(),
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": {a: dict(info) for a, info in self.infos.items()},
+        }
+        skip = getattr(self, "_skip_agent_selection", None)
+        if skip is not None:
+            snapshot["skip_agent_selection"] = skip
+        return snapshot
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Bring the env back to a :meth:`save` snapshot (:meth:`last` then gives what
+        it gave there; like :meth:`reset`, this returns nothing). The snapshot is not
+        changed and can be restored again.
+
+        Raises:
+            InvalidInputError: the snapshot is of another env or other options (the
+                message names what differs), or damaged; the env is then unchanged.
+        """
+        snap = check_snapshot(snapshot, self.metadata["name"], self._config())
+        agents = snap.get("agents")
+        if not isinstance(agents, list) or not set(agents) <= set(AGENTS):
+            raise InvalidInputError(
+                f"the snapshot's agents must be a list of {', '.join(AGENTS)}, not {agents!r}"
+            )
+        selection = snap.get("agent_selection")
+        if selection not in AGENTS:
+            raise InvalidInputError(
+                f"the snapshot's agent_selection must be one of {', '.join(AGENTS)}, "
+                f"not {selection!r}"
+            )
+        skip = snap.get("skip_agent_selection")
+        if skip is not None and skip not in AGENTS:
+            raise InvalidInputError(
+                f"the snapshot's skip_agent_selection must be one of {', '.join(AGENTS)}, "
+                f"not {skip!r}"
+            )
+        tables = {
+            name: _per_agent(snap, name, agents, kind)
+            for name, kind in (
+                ("rewards", (int, float)),
+                ("cumulative_rewards", (int, float)),
+                ("terminations", bool),
+                ("truncations", bool),
+                ("infos", dict),
+            )
+        }
+        game = Runner(self.rules, self._game.episode, self._game.reward, history=self._game.history)
+        game.restore(snap.get("game"))
+        self._game = game
+        self.agents = list(agents)
+        self.agent_selection = selection
+        self.rewards = tables["rewards"]
+        self._cumulative_rewards = tables["cumulative_rewards"]
+        self.terminations = tables["terminations"]
+        self.truncations = tables["truncations"]
+        self.infos = {a: dict(v) for a, v in tables["infos"].items()}
+        self._skip_agent_selection = skip
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_dict(),
+            "episode": self._game.episode,
+            "reward": self._game.reward,
+            "observation": self.observation_kind,
+            "sequence_length": self.sequence_length,
+        }
+
     def render(self) -> str | None:
         """The full position (hidden cards included), or how the episode ended."""
         return self._game.render(self.render_mode, gymnasium.logger.warn)
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _per_agent(
+    snapshot: dict[str, Any], name: str, agents: list[str], kind: type | tuple[type, ...]
+) -> dict[str, Any]:
+    """The snapshot's table ``name``: a value of ``kind`` for each of ``agents``."""
+    table = snapshot.get(name)
+    if (
+        not isinstance(table, dict)
+        or sorted(table) != sorted(agents)
+        or not all(isinstance(v, kind) for v in table.values())
+    ):
+        raise InvalidInputError(
+            f"the snapshot's {name} must give each of the agents {agents} a value, "
+            f"not {table!r}: it is damaged"
+        )
+    return dict(table)
