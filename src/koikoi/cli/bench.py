@@ -373,7 +373,7 @@ def _register_env(sub: Any) -> None:
             "Environment steps per second with observations and legal actions: the batched "
             "simulator (koikoi.envs.vector; random legal actions drawn in the kernel) with "
             "compact legal ids (round and whole-match episodes), with dense masks and with "
-            "sequence observations, against the per-step Python interfaces "
+            "sequence observations (round and whole-match episodes), against the per-step Python interfaces "
             "(the engine with encoding.encode and action_mask at every step, and the "
             "PettingZoo and Gymnasium environments when they are installed). Median of "
             "--repeat runs; compilation excluded."
@@ -567,13 +567,19 @@ def _env(args: argparse.Namespace) -> int:
         )
         for dense, episode, name in variants
     ]
-    measures.append(
+    measures += [
         (
-            "VectorEnv, legal ids + sequences",
+            name,
             "random, drawn in the kernel",
-            functools.partial(vector.benchmark, args.seconds, rules, n=args.n, sequence=True),
+            functools.partial(
+                vector.benchmark, args.seconds, rules, n=args.n, episode=episode, sequence=True
+            ),
         )
-    )
+        for episode, name in (
+            ("round", "VectorEnv, legal ids + sequences"),
+            ("match", "VectorEnv, match episodes + sequences"),
+        )
+    ]
     if args.baselines == "all":
         measures.append(
             (
