@@ -235,6 +235,79 @@ def test_match_sequences_hold_redeals_instant_hands_and_the_latest_rows() -> Non
     assert seen["matches"] >= 4
 
 
+def _swap_unseen(snapshot: dict[str, Any], i: int) -> tuple[int, int, int] | None:
+    """In environment ``i`` of ``snapshot``, swap a card of the opponent of the player to
+    act with the stock's last card (drawn last): what neither the player nor, for
+    their own sequence, the opponent has seen. Returns (opponent, hand card, stock card)."""
+    from koikoi.kernel import batch
+
+    state, stock = snapshot["_states"][i], snapshot["_stocks"][i]
+    opp = 1 - int(state[batch.S_CURRENT])
+    hand = int(state[batch.S_HAND0 + opp])
+    if hand == 0 or int(state[batch.S_NSTOCK]) == 0:
+        return None
+    x, y = (hand & -hand).bit_length() - 1, int(stock[0])
+    state[batch.S_HAND0 + opp] = hand & ~(1 << x) | (1 << y)
+    stock[0] = x
+    return opp, x, y
+
+
+def _hidden(env: VectorEnv, i: int, opp: int, card: int, other: int) -> bool:
+    """Whether ``card`` is still in ``opp``'s hand and ``other`` still in the stock."""
+    from koikoi.kernel import batch
+
+    state, stock = env._states[i], env._stocks[i]
+    left = [int(c) for c in stock[: int(state[batch.S_NSTOCK])]]
+    return bool(int(state[batch.S_HAND0 + opp]) >> card & 1) and other in left
+
+
+@pytest.mark.parametrize("name", ["nintendo", "koikoi-japan"])
+def test_match_sequences_hide_the_unseen_cards(name: str) -> None:
+    """Re-dealing what the players cannot see (an opponent's hand card and a stock card
+    swapped in a saved state) leaves every sequence unchanged, for both players, until
+    one of the two cards comes into view; a different action changes them."""
+    a = VectorEnv(16, name, 7, episode="match", sequence=True)
+    a.reset()
+    _run(a, 140)  # into the matches: earlier rounds in the sequences
+    snapshot = a.save()
+    swaps = {i: _swap_unseen(snapshot, i) for i in range(16)}
+    b = VectorEnv(16, name, 7, episode="match", sequence=True)
+    b.restore(snapshot)
+    assert not np.array_equal(a._states, b._states)
+    live = {i for i, swap in swaps.items() if swap is not None}
+    compared = later = 0
+    for _ in range(30):
+        actions_a = a.sample_actions()
+        actions_b = actions_a.copy()
+        for i in range(16):
+            legal = set(b.legal_ids[i, : b.legal_counts[i]].tolist())
+            if int(actions_a[i]) not in legal:  # the opponent would play the swapped card
+                live.discard(i)
+                actions_b[i] = b.legal_ids[i, 0]
+        a.step(actions_a)
+        b.step(actions_b)
+        for i in sorted(live):
+            opp, x, y = swaps[i]  # type: ignore[misc]
+            if a.dones[i] or not (_hidden(a, i, opp, x, y) and _hidden(b, i, opp, y, x)):
+                live.discard(i)
+                continue
+            assert int(a.sequence_lengths[i]) == int(b.sequence_lengths[i])
+            assert np.array_equal(a.sequences[i], b.sequences[i]), f"env {i}"
+            compared += 1
+            later += int(a.round_numbers[i]) > 1  # earlier rounds in the sequence too
+    assert compared >= 60 and later > 0
+    # a public change: another action changes the sequence
+    c = VectorEnv(16, name, 7, episode="match", sequence=True)
+    c.restore(snapshot)
+    a.restore(snapshot)
+    other = c.legal_ids[np.arange(16), c.legal_counts - 1]
+    a.step(a.legal_ids[:, 0].astype(np.int64))
+    c.step(other.astype(np.int64))
+    differs = a.legal_counts != 1
+    assert all(not np.array_equal(a.sequences[i], c.sequences[i]) for i in np.flatnonzero(differs))
+    assert differs.any()
+
+
 def test_match_rewards_sum_to_the_final_scores() -> None:
     env = VectorEnv(16, "koikoi-japan", 3, episode="match")
     env.reset()
