@@ -468,3 +468,9 @@ def test_restore_brings_the_sequences_back(episode: str) -> None:
     plain = VectorEnv(6, "koikoi-japan", 2, episode=episode)
     with pytest.raises(InvalidInputError, match="sequence_length: snapshot"):
         plain.restore(snapshot)
+
+
+def test_module_examples_run() -> None:
+    import doctest
+
+    assert doctest.testmod(vector).failed == 0

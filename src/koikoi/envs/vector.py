@@ -30,7 +30,7 @@ length=sequence_length, scope=episode)`` of the player to act, compiled in
 
 ``sequence_length`` defaults to ``sequence.default_length(episode, rules)``, as
 in the single environments: a round's most tokens (91), times the rules'
-rounds for match episodes (1,092 under nintendo: 19.7 kB a environment).
+rounds for match episodes (1,092 under nintendo: 19.7 kB an environment).
 
 The private part, the player's own hand, is the observation's first 48 values.
 
@@ -69,6 +69,10 @@ end. ``rewards`` are then the deltas of every round settled in the step
 >>> matches = VectorEnv(2, "koikoi-japan", seed=1, episode="match")
 >>> matches.reset().observations.shape, matches.match_scores.tolist()
 ((2, 540), [[30, 30], [30, 30]])
+>>> tokens = VectorEnv(2, "nintendo", seed=1, episode="match", sequence=True)
+>>> _ = tokens.reset()
+>>> tokens.sequences.shape, int(tokens.sequences[0, 0, 0])  # 12 x 91 rows; round_start
+((2, 1092, 9), 1)
 """
 
 from __future__ import annotations
