@@ -6,7 +6,9 @@
   sequence unchanged; a public change (another action) changes it.
 * Gymnasium and PettingZoo give it with ``observation="sequence"``.
 * :class:`~koikoi.envs.vector.VectorEnv` with ``sequence=True`` writes the tokens of
-  the engine's view, step by step, for seeded games under every preset.
+  the engine's view, step by step, for seeded games under every preset (round
+  episodes here; match episodes, and their hidden information, in
+  tests/envs/test_vector_match.py).
 """
 
 from __future__ import annotations
@@ -310,7 +312,7 @@ def _replay_sequences(
         for i, (rnd, start) in enumerate(engine):
             history = (start, *(rnd.events or ()))
             view = view_of_round(rnd, rnd.current, history=history)
-            tokens, count = encode_sequence(view)
+            tokens, count = encode_sequence(view, length=env.sequence_length)
             got = env.sequences[i]
             if int(env.sequence_lengths[i]) != count or not np.array_equal(got, tokens):
                 expected = [KINDS[t[0]] for t in tokens[:count]]
@@ -349,6 +351,17 @@ def test_vector_sequences_under_wild_lightning_and_discards() -> None:
     )
     kinds = _replay_sequences(rules, envs=12, rounds=150, seed=9)
     assert {"discard", "take", "koikoi"} <= kinds
+
+
+def test_vector_round_sequences_keep_the_latest_rows() -> None:
+    from koikoi.envs import vector
+
+    if not vector.available():
+        pytest.skip("numba is not installed")
+    kinds = _replay_sequences(
+        get_rules("koikoi-japan"), envs=8, rounds=40, seed=2, sequence_length=12
+    )
+    assert {"play", "draw", "koikoi"} <= kinds
 
 
 # ------------------------------------------------------------------ OpenSpiel

@@ -489,6 +489,7 @@ def test_bench_env_command(capsys: pytest.CaptureFixture[str]) -> None:
         "VectorEnv, match episodes",
         "VectorEnv, dense masks",
         "VectorEnv, legal ids + sequences",
+        "VectorEnv, match episodes + sequences",
     ]
     assert all(row["steps_per_s"] > 0 for row in data["rows"])
     assert main(["bench", "env", "--n", "16", "--seconds", "0.05", "--repeat", "1"]) == 0

@@ -7,7 +7,9 @@ At every step the observation must equal ``encoding.encode`` of the engine's
 view of the player to act (so the match scores, the round, the dealer and the
 leader agree), the legal ids ``Match.legal_ids()``, the number of decks shuffled
 ``len(Match.deals)``; the rewards the deltas of the rounds settled in the step;
-and at the end of a match the winner and the final scores.
+and at the end of a match the winner and the final scores. With ``sequence=True``
+the sequences must equal ``sequence.encode_sequence(view, scope="match")`` of the
+engine's view (every round of the match so far, redeals and instant hands included).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from koikoi.game.engine import Match  # noqa: E402
 from koikoi.game.errors import InvalidInputError  # noqa: E402
 from koikoi.game.rules import PRESET_NAMES, Rules, get_rules  # noqa: E402
 from koikoi.game.views import view_of  # noqa: E402
-from koikoi.kernel import encoding  # noqa: E402
+from koikoi.kernel import encoding, sequence  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not vector.available(), reason="numba is not installed")
 
@@ -70,18 +72,48 @@ class _Decks:
 
 def _new_match(env: VectorEnv, i: int, decks: _Decks) -> Match:
     info = env.first_dealer(i)
-    match = Match(env.rules, rng=_FirstDealer(info), events=False, decks=decks.first(64))
+    match = Match(env.rules, rng=_FirstDealer(info), events=env.sequence, decks=decks.first(64))
     assert not match.is_over, "a match over before its first decision"
     expected = {k: info[k] for k in ("method", "winner", "dealer", "leader")}
     assert {k: match.first_dealer[k] for k in expected} == expected
     return match
 
 
-def _replay_matches(rules: Rules, *, envs: int, matches: int, seed: int) -> dict[str, int]:
+def _check_sequence(env: VectorEnv, i: int, match: Match, kinds: set[str]) -> None:
+    """Environment ``i``'s sequence is the engine's, of the player to act; adds the
+    kinds of its tokens to ``kinds``."""
+    view = view_of(match, match.current)
+    tokens, count = sequence.encode_sequence(view, length=env.sequence_length, scope="match")
+    got = env.sequences[i]
+    if int(env.sequence_lengths[i]) != count or not np.array_equal(got, tokens):
+        rows = np.flatnonzero((got != tokens).any(axis=1))
+        first = int(rows[0]) if rows.size else count
+        pytest.fail(
+            f"{env.rules.name} env {i}: {int(env.sequence_lengths[i])} tokens, the engine's "
+            f"{count}; first different row {first}: {got[first].tolist()} against "
+            f"{tokens[first].tolist()} ({sequence.KINDS[tokens[first, 0]]})"
+        )
+    kinds.update(sequence.KINDS[k] for k in tokens[:count, 0])
+
+
+def _replay_matches(
+    rules: Rules,
+    *,
+    envs: int,
+    matches: int,
+    seed: int,
+    sequence: bool = False,
+    sequence_length: int | None = None,
+    kinds: set[str] | None = None,
+) -> dict[str, int]:
     """Step ``envs`` environments with random actions until ``matches`` matches have
-    ended, checking every step against the engine's Match. Returns counts of what
-    was reached."""
-    env = VectorEnv(envs, rules, seed, episode="match")
+    ended, checking every step against the engine's Match (with ``sequence``, the
+    sequences too; their token kinds go to ``kinds``). Returns counts of what was
+    reached."""
+    env = VectorEnv(
+        envs, rules, seed, episode="match", sequence=sequence, sequence_length=sequence_length
+    )
+    seen_kinds: set[str] = set() if kinds is None else kinds
     streams = [_Decks(env.save()["_deal_rngs"][i]) for i in range(envs)]
     out = env.reset()
     engine = [_new_match(env, i, streams[i]) for i in range(envs)]
@@ -103,6 +135,8 @@ def _replay_matches(rules: Rules, *, envs: int, matches: int, seed: int) -> dict
             assert env.match_decks(i) == len(match.deals)
             assert [int(v) for v in env.match_scores[i]] == match.scores
             assert int(env.round_numbers[i]) == match.round_number
+            if sequence:
+                _check_sequence(env, i, match, seen_kinds)
         actions = env.sample_actions()
         seats = [(m.round.dealer, m.round.leader) for m in engine]
         for i, match in enumerate(engine):
@@ -169,6 +203,109 @@ def test_match_episodes_reach_redeals_and_instant_hands() -> None:
     )
     seen = _replay_matches(fixed, envs=16, matches=40, seed=5)
     assert seen["redeals"] > 0 and seen["instant"] > 0 and seen["bust"] > 0
+
+
+# --------------------------------------------------------------- sequences
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_match_sequences_are_the_engines_every_preset(name: str) -> None:
+    kinds: set[str] = set()
+    seen = _replay_matches(get_rules(name), envs=6, matches=8, seed=21, sequence=True, kinds=kinds)
+    assert seen["matches"] >= 8 and seen["rounds"] > 8
+    assert {"round_start", "field", "play", "draw", "yaku", "round_over"} <= kinds
+    assert {"stop", "exhausted"} & kinds
+
+
+def test_match_sequences_hold_redeals_instant_hands_and_the_latest_rows() -> None:
+    often = get_rules("leaflet").replace(
+        deal__field_redeal=("three_of_a_month",),
+        deal__hand_redeal=("four_pairs",),
+        instant__teshi=4,
+        instant__kuttsuki=5,
+    )
+    kinds: set[str] = set()
+    seen = _replay_matches(often, envs=8, matches=12, seed=4, sequence=True, kinds=kinds)
+    assert seen["redeals"] > 0 and seen["instant"] > 0
+    assert {"redeal", "instant", "koikoi", "stop", "round_over"} <= kinds
+    # fewer rows than a match's tokens: the latest are kept, as the encoder keeps them
+    seen = _replay_matches(
+        get_rules("koikoi-japan"), envs=4, matches=4, seed=8, sequence=True, sequence_length=40
+    )
+    assert seen["matches"] >= 4
+
+
+def _swap_unseen(snapshot: dict[str, Any], i: int) -> tuple[int, int, int] | None:
+    """In environment ``i`` of ``snapshot``, swap a card of the opponent of the player to
+    act with the stock's last card (drawn last): what neither the player nor, for
+    their own sequence, the opponent has seen. Returns (opponent, hand card, stock card)."""
+    from koikoi.kernel import batch
+
+    state, stock = snapshot["_states"][i], snapshot["_stocks"][i]
+    opp = 1 - int(state[batch.S_CURRENT])
+    hand = int(state[batch.S_HAND0 + opp])
+    if hand == 0 or int(state[batch.S_NSTOCK]) == 0:
+        return None
+    x, y = (hand & -hand).bit_length() - 1, int(stock[0])
+    state[batch.S_HAND0 + opp] = hand & ~(1 << x) | (1 << y)
+    stock[0] = x
+    return opp, x, y
+
+
+def _hidden(env: VectorEnv, i: int, opp: int, card: int, other: int) -> bool:
+    """Whether ``card`` is still in ``opp``'s hand and ``other`` still in the stock."""
+    from koikoi.kernel import batch
+
+    state, stock = env._states[i], env._stocks[i]
+    left = [int(c) for c in stock[: int(state[batch.S_NSTOCK])]]
+    return bool(int(state[batch.S_HAND0 + opp]) >> card & 1) and other in left
+
+
+@pytest.mark.parametrize("name", ["nintendo", "koikoi-japan"])
+def test_match_sequences_hide_the_unseen_cards(name: str) -> None:
+    """Re-dealing what the players cannot see (an opponent's hand card and a stock card
+    swapped in a saved state) leaves every sequence unchanged, for both players, until
+    one of the two cards comes into view; a different action changes them."""
+    a = VectorEnv(16, name, 7, episode="match", sequence=True)
+    a.reset()
+    _run(a, 140)  # into the matches: earlier rounds in the sequences
+    snapshot = a.save()
+    swaps = {i: _swap_unseen(snapshot, i) for i in range(16)}
+    b = VectorEnv(16, name, 7, episode="match", sequence=True)
+    b.restore(snapshot)
+    assert not np.array_equal(a._states, b._states)
+    live = {i for i, swap in swaps.items() if swap is not None}
+    compared = later = 0
+    for _ in range(30):
+        actions_a = a.sample_actions()
+        actions_b = actions_a.copy()
+        for i in range(16):
+            legal = set(b.legal_ids[i, : b.legal_counts[i]].tolist())
+            if int(actions_a[i]) not in legal:  # the opponent would play the swapped card
+                live.discard(i)
+                actions_b[i] = b.legal_ids[i, 0]
+        a.step(actions_a)
+        b.step(actions_b)
+        for i in sorted(live):
+            opp, x, y = swaps[i]  # type: ignore[misc]
+            if a.dones[i] or not (_hidden(a, i, opp, x, y) and _hidden(b, i, opp, y, x)):
+                live.discard(i)
+                continue
+            assert int(a.sequence_lengths[i]) == int(b.sequence_lengths[i])
+            assert np.array_equal(a.sequences[i], b.sequences[i]), f"env {i}"
+            compared += 1
+            later += int(a.round_numbers[i]) > 1  # earlier rounds in the sequence too
+    assert compared >= 60 and later > 0
+    # a public change: another action changes the sequence
+    c = VectorEnv(16, name, 7, episode="match", sequence=True)
+    c.restore(snapshot)
+    a.restore(snapshot)
+    other = c.legal_ids[np.arange(16), c.legal_counts - 1]
+    a.step(a.legal_ids[:, 0].astype(np.int64))
+    c.step(other.astype(np.int64))
+    differs = a.legal_counts != 1
+    assert all(not np.array_equal(a.sequences[i], c.sequences[i]) for i in np.flatnonzero(differs))
+    assert differs.any()
 
 
 def test_match_rewards_sum_to_the_final_scores() -> None:
@@ -285,6 +422,55 @@ def test_restore_refuses_another_kind_of_env(other: dict[str, Any], message: str
         env.restore(b"\x00")  # type: ignore[arg-type]
 
 
-def test_sequences_go_with_round_episodes_only() -> None:
-    with pytest.raises(InvalidInputError, match="round episodes only"):
-        VectorEnv(2, get_rules("nintendo"), episode="match", sequence=True)
+def test_match_sequences_have_the_single_envs_default_length() -> None:
+    rules = get_rules("nintendo")
+    env = VectorEnv(2, rules, episode="match", sequence=True)
+    rows = sequence.default_length("match", rules)
+    assert env.sequence_length == rows == 12 * sequence.MAX_ROUND_TOKENS
+    assert env.sequences.shape == (2, rows, sequence.TOKEN_WIDTH)
+    assert VectorEnv(2, "leaflet", episode="match", sequence=True).sequence_length == 6 * 91
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"sequence": True, "sequence_length": 0}, "sequence_length must be an integer from 1"),
+        ({"sequence": True, "sequence_length": 40000}, "from 1 to 32767 or None"),
+        ({"sequence": True, "sequence_length": 2.5}, "sequence_length must be an integer"),
+        ({"sequence_length": 100}, "sequence_length: only with sequence=True"),
+    ],
+)
+def test_bad_sequence_length(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        VectorEnv(2, "nintendo", 0, episode="match", **kwargs)
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_restore_brings_the_sequences_back(episode: str) -> None:
+    env = VectorEnv(6, "koikoi-japan", 2, episode=episode, sequence=True)
+    env.reset()
+    _run(env, 40)
+    snapshot = env.save()
+    first = [
+        (env.step(a), env.sequences.copy(), env.sequence_lengths.copy())[1:]
+        for a in (env.sample_actions() for _ in range(60))
+    ]
+    env.restore(snapshot)
+    again = [
+        (env.step(a), env.sequences.copy(), env.sequence_lengths.copy())[1:]
+        for a in (env.sample_actions() for _ in range(60))
+    ]
+    assert all(
+        np.array_equal(x, y)
+        for a, b in zip(first, again, strict=True)
+        for x, y in zip(a, b, strict=True)
+    )
+    plain = VectorEnv(6, "koikoi-japan", 2, episode=episode)
+    with pytest.raises(InvalidInputError, match="sequence_length: snapshot"):
+        plain.restore(snapshot)
+
+
+def test_module_examples_run() -> None:
+    import doctest
+
+    assert doctest.testmod(vector).failed == 0

@@ -387,7 +387,8 @@ def _register_env(sub: Any) -> None:
             "Environment steps per second with observations and legal actions: the batched "
             "simulator (koikoi.envs.vector; random legal actions drawn in the kernel) with "
             "compact legal ids (round and whole-match episodes), with dense masks and with "
-            "sequence observations, against the per-step Python interfaces "
+            "sequence observations (round and whole-match episodes), against the per-step "
+            "Python interfaces "
             "(the engine with encoding.encode and action_mask at every step, and the "
             "PettingZoo and Gymnasium environments when they are installed). Median of "
             "--repeat runs; compilation excluded."
@@ -581,13 +582,19 @@ def _env(args: argparse.Namespace) -> int:
         )
         for dense, episode, name in variants
     ]
-    measures.append(
+    measures += [
         (
-            "VectorEnv, legal ids + sequences",
+            name,
             "random, drawn in the kernel",
-            functools.partial(vector.benchmark, args.seconds, rules, n=args.n, sequence=True),
+            functools.partial(
+                vector.benchmark, args.seconds, rules, n=args.n, episode=episode, sequence=True
+            ),
         )
-    )
+        for episode, name in (
+            ("round", "VectorEnv, legal ids + sequences"),
+            ("match", "VectorEnv, match episodes + sequences"),
+        )
+    ]
     if args.baselines == "all":
         measures.append(
             (
@@ -631,11 +638,12 @@ def _env(args: argparse.Namespace) -> int:
         f"rules {rules.name}, {args.n} environments in the batched simulator"
     )
     base = rows[0]["steps_per_s"]
-    print(f"  {'interface':<32} {'steps/s':>12} {'per CPU s':>12} {'ratio':>8}  actions")
+    width = max(32, *(len(row["interface"]) for row in rows))
+    print(f"  {'interface':<{width}} {'steps/s':>12} {'per CPU s':>12} {'ratio':>8}  actions")
     for row in rows:
         ratio = base / row["steps_per_s"] if row["steps_per_s"] else float("inf")
         print(
-            f"  {row['interface']:<32} {row['steps_per_s']:>12,.0f} "
+            f"  {row['interface']:<{width}} {row['steps_per_s']:>12,.0f} "
             f"{row['steps_per_cpu_s']:>12,.0f} {ratio:>8,.1f}  {row['actions']}"
         )
     print("  ratio: the first row's steps/s over this row's")

@@ -18,12 +18,19 @@ arrays, for the player to act in each round:
 * ``players`` (int8, ``n``): the player to act.
 
 With ``sequence=True`` each step also writes the sequence observation of
-:mod:`koikoi.kernel.sequence` (exactly ``sequence.encode_sequence(view)`` of the
-player to act, compiled in :mod:`koikoi.kernel.batch_sequence`):
+:mod:`koikoi.kernel.sequence` (exactly ``sequence.encode_sequence(view,
+length=sequence_length, scope=episode)`` of the player to act, compiled in
+:mod:`koikoi.kernel.batch_sequence`):
 
-* ``sequences`` (int16, ``n x MAX_ROUND_TOKENS x TOKEN_WIDTH``): every public
-  event of the current round in order, then zeros;
+* ``sequences`` (int16, ``n x sequence_length x TOKEN_WIDTH``): every public
+  event of the current episode in order (of the round; of every round of the
+  match so far, its redeals and instant hands included), then zeros; the
+  latest ``sequence_length`` when there are more;
 * ``sequence_lengths`` (int16, ``n``): the tokens of each.
+
+``sequence_length`` defaults to ``sequence.default_length(episode, rules)``, as
+in the single environments: a round's most tokens (91), times the rules'
+rounds for match episodes (1,092 under nintendo: 19.7 kB an environment).
 
 The private part, the player's own hand, is the observation's first 48 values.
 
@@ -62,6 +69,10 @@ end. ``rewards`` are then the deltas of every round settled in the step
 >>> matches = VectorEnv(2, "koikoi-japan", seed=1, episode="match")
 >>> matches.reset().observations.shape, matches.match_scores.tolist()
 ((2, 540), [[30, 30], [30, 30]])
+>>> tokens = VectorEnv(2, "nintendo", seed=1, episode="match", sequence=True)
+>>> _ = tokens.reset()
+>>> tokens.sequences.shape, int(tokens.sequences[0, 0, 0])  # 12 x 91 rows; round_start
+((2, 1092, 9), 1)
 """
 
 from __future__ import annotations
@@ -246,7 +257,10 @@ class VectorEnv:
             that each round's observation shows (default: the rules'
             ``game.start_points`` each).
         sequence: also write ``sequences`` and ``sequence_lengths`` at every step
-            (see the module docs; round episodes only).
+            (see the module docs): the round's events, or the match's.
+        sequence_length: the rows of ``sequences`` (the latest tokens are kept), 1 to
+            32767; None (the default): every event of an episode
+            (:func:`koikoi.kernel.sequence.default_length`).
 
     Raises:
         InvalidInputError: a bad argument (the message names it and what is
@@ -265,6 +279,7 @@ class VectorEnv:
         episode: str = "round",
         match_scores: tuple[int, int] | None = None,
         sequence: bool = False,
+        sequence_length: int | None = None,
     ) -> None:
         impl = _need_impl()
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
@@ -297,11 +312,8 @@ class VectorEnv:
                 f"match_scores must be a tuple of two integers (player 0, player 1), "
                 f"not {match_scores!r}"
             )
-        if sequence and episode == "match":
-            raise InvalidInputError(
-                "sequence=True goes with round episodes only, for now: a match episode's "
-                "sequence would need the tokens of every round (use episode='round')"
-            )
+        if sequence_length is not None and not sequence:
+            raise InvalidInputError("sequence_length: only with sequence=True")
         dealer = "random" if dealer is None else dealer
         round_number = 1 if round_number is None else round_number
         self.rules = rules if isinstance(rules, Rules) else load_rules(rules)
@@ -347,16 +359,24 @@ class VectorEnv:
         self.players = np.zeros(n, dtype=np.int8)
         self._actions = np.zeros(n, dtype=np.int64)
         self.sequence = bool(sequence)
+        self.sequence_length = (
+            _sequence_rows(sequence_length, episode, self.rules) if self.sequence else 0
+        )
         self._sequence_impl: Any = None
+        self._log = np.zeros((0, 0), dtype=np.int64)
+        self._saved: tuple[str, ...] = _SAVED_ARRAYS
         if self.sequence:
             from koikoi.kernel import batch_sequence
 
             self._sequence_impl = batch_sequence
-            rows, width = batch_sequence.MAX_TOKENS, batch_sequence.TOKEN_WIDTH
+            rows, width = self.sequence_length, batch_sequence.TOKEN_WIDTH
             self.sequences = np.zeros((n, rows, width), dtype=np.int16)
             self.sequence_lengths = np.zeros(n, dtype=np.int16)
             self._sides = np.zeros(n, dtype=np.int8)
             self._prev = np.zeros_like(self._states)
+            if episode == "match":
+                self._log = np.zeros((n, impl.LOG_SIZE), dtype=np.int64)
+            self._saved += ("sequences", "sequence_lengths", "_sides")
         self._seed(seed)
         self._ready = False
 
@@ -425,7 +445,9 @@ class VectorEnv:
             if not isinstance(seed, int) or isinstance(seed, bool):
                 raise InvalidInputError(f"seed must be an integer, not {seed!r}")
             self._seed(seed)
-        code = self._impl.step_all(*self._common(), self._actions, self.rewards, self.dones, True)
+        code = self._impl.step_all(
+            *self._common(), self._actions, self.rewards, self.dones, self._log, True
+        )
         if code < -1:  # pragma: no cover - a fresh deal always has a legal hand play
             raise RuntimeError(f"environment {-2 - code}: a fresh deal with no legal action")
         if self.sequence:
@@ -457,7 +479,7 @@ class VectorEnv:
             arr = self._actions
         if self.sequence:
             np.copyto(self._prev, self._states)
-        code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones, False)
+        code = self._impl.step_all(*self._common(), arr, self.rewards, self.dones, self._log, False)
         if code >= 0:
             legal = self.legal_ids[code, : self.legal_counts[code]]
             given = int(arr[code])
@@ -475,7 +497,25 @@ class VectorEnv:
 
     def _record(self, actions: npt.NDArray[np.int64], *, reset: bool) -> None:
         """Bring the sequences up to date after a step (``self._prev``: the states before)."""
-        self._sequence_impl.record_all(
+        impl = self._sequence_impl
+        if self.episode == "round":
+            impl.record_all(
+                self._prev,
+                self._states,
+                self._stocks,
+                self._extra,
+                self._rules_arr,
+                actions,
+                self.dones,
+                self.legal_counts,
+                self.players,
+                self.sequences,
+                self.sequence_lengths,
+                self._sides,
+                reset,
+            )
+            return
+        code = impl.record_match(
             self._prev,
             self._states,
             self._stocks,
@@ -485,11 +525,17 @@ class VectorEnv:
             self.dones,
             self.legal_counts,
             self.players,
+            self._log,
             self.sequences,
             self.sequence_lengths,
             self._sides,
             reset,
         )
+        if code >= 0:  # pragma: no cover - 30-odd redeals or instant hands in one step
+            raise RuntimeError(
+                f"environment {code}: a step dealt more than {self._impl.LOG_DEALS} decks; "
+                "its sequence lacks some of their tokens"
+            )
 
     def sample_actions(self, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
         """A uniformly random legal action id per environment (chosen in the kernel).
@@ -631,7 +677,7 @@ class VectorEnv:
         the rounds, the matches, the random generators (so the same actions give
         the same future) and the last step's outputs. ``pickle`` serializes it.
         """
-        snapshot: dict[str, Any] = {name: getattr(self, name).copy() for name in _SAVED_ARRAYS}
+        snapshot: dict[str, Any] = {name: getattr(self, name).copy() for name in self._saved}
         snapshot["config"] = self._config()
         snapshot["seed"] = self.seed
         snapshot["ready"] = self._ready
@@ -661,7 +707,7 @@ class VectorEnv:
                 f"{k}: snapshot {theirs.get(k)!r}, this env {config[k]!r}" for k in differ
             )
             raise InvalidInputError(f"the snapshot is of another env: {what}")
-        for name in _SAVED_ARRAYS:
+        for name in self._saved:
             ours = getattr(self, name)
             saved = snapshot.get(name)
             if not isinstance(saved, np.ndarray) or saved.shape != ours.shape:
@@ -679,10 +725,33 @@ class VectorEnv:
             "rules": self.rules,
             "episode": self.episode,
             "dense_mask": self.dense_mask,
+            "sequence_length": self.sequence_length,
             "dealer": self._dealer,
             "round_number": self._round_number,
             "match": [int(v) for v in self._match_arr],
         }
+
+
+_MAX_SEQUENCE_ROWS: Final = int(np.iinfo(np.int16).max)
+"""The most rows of ``sequences``: ``sequence_lengths`` is int16."""
+
+
+def _sequence_rows(value: object, episode: str, rules: Rules) -> int:
+    """The rows of the sequences: ``value``, or every event of an episode for None."""
+    if value is None:
+        from koikoi.kernel import sequence
+
+        return min(sequence.default_length(episode, rules), _MAX_SEQUENCE_ROWS)
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or not 1 <= value <= _MAX_SEQUENCE_ROWS
+    ):
+        raise InvalidInputError(
+            f"sequence_length must be an integer from 1 to {_MAX_SEQUENCE_ROWS} or None "
+            f"(every event of an episode), not {value!r}"
+        )
+    return value
 
 
 def _read_only(view: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

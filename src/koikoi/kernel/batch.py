@@ -36,7 +36,11 @@ Arrays, one row per environment (all C-contiguous):
 * ``obs`` (float32, n x :data:`OBS_SIZE`), ``legal`` (int16, n x :data:`MAX_LEGAL`,
   -1 after the legal ids), ``counts`` (int16, n), ``masks`` (int8, n x 2450, or
   0 x 0 for none), ``rewards`` (float32, n x 2), ``dones`` (bool, n),
-  ``players`` (int8, n).
+  ``players`` (int8, n);
+* ``log`` (int64, n x :data:`LOG_SIZE`, or 0 x 0 for none): match episodes with
+  sequences: what the last step did that the states no longer show (the state that
+  ended a round, the decks dealt: ``L_*`` and ``D_*``), read by
+  :func:`koikoi.kernel.batch_sequence.record_match`.
 
 :func:`step_all` deals (``reset=True``) or steps every environment and
 observes it; an episode is a round, or a whole match run as
@@ -100,6 +104,7 @@ from koikoi.kernel._compiled import (
     S_PHASE,
     S_PILE0,
     S_PILE1,
+    S_POINTS,
     S_SCORE0,
     S_SCORE1,
     S_TURN_SCORE,
@@ -121,9 +126,15 @@ from koikoi.kernel._compiled import (
 
 __all__ = [
     "BUF_SIZE",
+    "CHECK_INSTANT",
+    "CHECK_PLAY",
+    "CHECK_REDEAL",
+    "CHECK_REDEAL_HAND0",
     "DEALER_RANDOM",
     "EPISODE_MATCH",
     "EPISODE_ROUND",
+    "LOG_DEALS",
+    "LOG_SIZE",
     "MAX_LEGAL",
     "OBS_SIZE",
     "ROUND_RANDOM",
@@ -267,6 +278,38 @@ CARD_KINDS: Final = np.array([int(k) for k in KINDS], dtype=np.int64)
 
 EPISODE_ROUND: Final = 0
 EPISODE_MATCH: Final = 1
+
+CHECK_PLAY: Final = 0
+"""What :func:`check_deal` returns for a deal to play,"""
+CHECK_REDEAL: Final = 1
+"""for a redeal called by nobody (the field, or both players' instant hands),"""
+CHECK_INSTANT: Final = 2
+"""for an instant hand (the round is settled),"""
+CHECK_REDEAL_HAND0: Final = 3
+"""and, plus the player, for a redeal called by a player's hand."""
+
+# The step log (``log``, int64, n x LOG_SIZE, or 0 x 0 for none): what a step of a
+# match episode did that the state after it no longer shows, for the sequences of
+# koikoi.kernel.batch_sequence. Each environment's row holds:
+L_ENDED: Final = 0  # 1: the step's action ended the round, whose state is at L_STATE
+L_ROUND: Final = 1  # the ended round's number
+L_DRAWN: Final = 2  # the stock card under the ended round's stock (its last draw)
+L_STATE: Final = 3  # STATE_SIZE values: the state right after the action
+L_DEALS: Final = L_STATE + STATE_SIZE  # decks dealt in the step (since the last match began)
+L_DEAL0: Final = L_DEALS + 1  # LOG_DEALS records of D_WIDTH values, in the order dealt
+LOG_DEALS: Final = 32
+"""Decks a step's log holds (a step deals more only after 30-odd redeals or instant
+hands in a row; :func:`koikoi.kernel.batch_sequence.record_match` then reports it)."""
+D_ROUND: Final = 0
+D_MONTH: Final = 1
+D_DEALER: Final = 2
+D_LEADER: Final = 3
+D_FIELD: Final = 4
+D_CHECK: Final = 5  # what check_deal returned
+D_WINNER: Final = 6  # an instant hand: its holder and points
+D_POINTS: Final = 7
+D_WIDTH: Final = 8
+LOG_SIZE: Final = L_DEAL0 + LOG_DEALS * D_WIDTH
 
 
 def match_rules(
@@ -614,31 +657,51 @@ def first_dealer(extra: Int64Array, mr: Int64Array, rng: UInt64Array) -> None:
 
 @_jit("int64(int64[::1], int64[::1], int64[::1], int64)")
 def check_deal(state: Int64Array, rules: Int64Array, mr: Int64Array, dealer: int) -> int:
-    """The checks of a fresh deal (as ``Match._start_round``): 0 play it, 1 redeal,
-    2 an instant hand (the round is settled)."""
+    """The checks of a fresh deal (as ``Match._start_round``): :data:`CHECK_PLAY` play
+    it, :data:`CHECK_REDEAL` redeal (the field, or both instant hands),
+    ``CHECK_REDEAL_HAND0 + p`` redeal for player ``p``'s hand, :data:`CHECK_INSTANT`
+    an instant hand (the round is settled)."""
     for k in range(2):
         field_turn = (k == 0) == (mr[M_FIELD_FIRST] != 0)
         if field_turn:
             if redeal_met(state[S_FIELD], mr[M_FIELD_REDEAL]):
-                return 1
+                return CHECK_REDEAL
             continue
-        if redeal_met(state[S_HAND0 + dealer], mr[M_HAND_REDEAL]) or redeal_met(
-            state[S_HAND0 + 1 - dealer], mr[M_HAND_REDEAL]
-        ):
-            return 1
+        if redeal_met(state[S_HAND0 + dealer], mr[M_HAND_REDEAL]):
+            return CHECK_REDEAL_HAND0 + dealer
+        if redeal_met(state[S_HAND0 + 1 - dealer], mr[M_HAND_REDEAL]):
+            return CHECK_REDEAL_HAND0 + 1 - dealer
         i0 = instant_points(state[S_HAND0], mr)
         i1 = instant_points(state[S_HAND0 + 1], mr)
         if i0 > 0 or i1 > 0:
             if i0 > 0 and i1 > 0:
                 if mr[M_BOTH_REDEAL] != 0:
-                    return 1
+                    return CHECK_REDEAL
                 p = dealer
             else:
                 p = 0 if i0 > 0 else 1
             points = i0 if p == 0 else i1
             _finish(state, rules, p, points, points, REASON_INSTANT)
-            return 2
-    return 0
+            return CHECK_INSTANT
+    return CHECK_PLAY
+
+
+@_jit("void(int64[::1], int64[::1], int64[::1], int64)")
+def log_deal(log: Int64Array, state: Int64Array, extra: Int64Array, check: int) -> None:
+    """Add a checked deal (``check``: what :func:`check_deal` returned) to a step's log."""
+    k = log[L_DEALS]
+    log[L_DEALS] = k + 1
+    if k >= LOG_DEALS:
+        return
+    at = L_DEAL0 + k * D_WIDTH
+    log[at + D_ROUND] = extra[X_ROUND]
+    log[at + D_MONTH] = state[S_MONTH]
+    log[at + D_DEALER] = state[S_DEALER]
+    log[at + D_LEADER] = extra[X_LEADER]
+    log[at + D_FIELD] = state[S_FIELD]
+    log[at + D_CHECK] = check
+    log[at + D_WINNER] = state[S_WINNER] if check == CHECK_INSTANT else -1
+    log[at + D_POINTS] = state[S_POINTS] if check == CHECK_INSTANT else 0
 
 
 @_jit("boolean(int64[::1], int64[::1], int64[::1])")
@@ -675,7 +738,7 @@ def settle_round(state: Int64Array, extra: Int64Array, mr: Int64Array) -> bool:
 
 @_jit(
     "boolean(int64[::1], int8[::1], int8[::1], int64[::1], int64[::1], int64[::1], uint64[::1],"
-    " float32[::1])"
+    " float32[::1], int64[::1])"
 )
 def next_round(
     state: Int64Array,
@@ -686,9 +749,13 @@ def next_round(
     mr: Int64Array,
     rng: UInt64Array,
     gain: Float32Array,
+    log: Int64Array,
 ) -> bool:
     """Deal the match's next round (redeals and instant hands as ``Match._start_round``);
-    the deltas of instant rounds are added to ``gain``. Whether the match ended."""
+    the deltas of instant rounds are added to ``gain``. Whether the match ended.
+
+    Each deck dealt goes to the step's ``log`` (:func:`log_deal`) unless it is empty.
+    """
     while True:
         extra[X_ROUND] += 1
         round_number = extra[X_ROUND]
@@ -706,12 +773,14 @@ def next_round(
             extra[X_DECLINED0] = 0
             extra[X_DECLINED1] = 0
             outcome = check_deal(state, rules, mr, dealer)
-            if outcome != 1:
-                break
+            if log.shape[0] > 0:
+                log_deal(log, state, extra, outcome)
+            if outcome != CHECK_REDEAL and outcome < CHECK_REDEAL_HAND0:
+                break  # a deal to play, or an instant hand
             if mr[M_REDEAL_SWAP] != 0:
                 extra[X_NEXT_DEALER] = 1 - extra[X_NEXT_DEALER]
                 extra[X_NEXT_LEADER] = 1 - extra[X_NEXT_LEADER]
-        if outcome == 0:
+        if outcome == CHECK_PLAY:
             return False
         gain[0] += state[S_DELTA0]
         gain[1] += state[S_DELTA1]
@@ -721,7 +790,7 @@ def next_round(
 
 @_jit(
     "void(int64[::1], int8[::1], int8[::1], int64[::1], int64[::1], int64[::1], uint64[::1],"
-    " uint64[::1], float32[::1])"
+    " uint64[::1], float32[::1], int64[::1])"
 )
 def start_match(
     state: Int64Array,
@@ -733,15 +802,19 @@ def start_match(
     deal_rng: UInt64Array,
     match_rng: UInt64Array,
     scratch: Float32Array,
+    log: Int64Array,
 ) -> None:
     """A new match up to its first decision; the deltas of instant rounds before it
     wait in ``extra[X_PENDING0:2]``. (A match that ends before any decision, possible
-    only with very few rounds, is skipped: the next one starts.)"""
+    only with very few rounds, is skipped: the next one starts.) The ``log`` (unless
+    empty) holds the new match's decks only."""
     while True:
         first_dealer(extra, mr, match_rng)
+        if log.shape[0] > 0:
+            log[L_DEALS] = 0
         scratch[0] = 0.0
         scratch[1] = 0.0
-        if not next_round(state, stock, deck, extra, rules, mr, deal_rng, scratch):
+        if not next_round(state, stock, deck, extra, rules, mr, deal_rng, scratch, log):
             extra[X_PENDING0] = np.int64(scratch[0])
             extra[X_PENDING1] = np.int64(scratch[1])
             return
@@ -751,7 +824,7 @@ def start_match(
     "int64(int64[:, ::1], int8[:, ::1], int8[:, ::1], int64[:, ::1], int64[::1], uint64[:, ::1],"
     " uint64[:, ::1], int64, int64, int64, int64[::1], float32[::1], int64[::1],"
     " float32[:, ::1], int16[:, ::1], int16[::1], int8[:, ::1], int8[::1],"
-    " int64[::1], float32[:, ::1], boolean[::1], boolean)"
+    " int64[::1], float32[:, ::1], boolean[::1], int64[:, ::1], boolean)"
 )
 def step_all(
     states: Int64Array,
@@ -775,6 +848,7 @@ def step_all(
     actions: Int64Array,
     rewards: Float32Array,
     dones: BoolArray,
+    log: Int64Array,
     reset: bool,
 ) -> int:
     """Apply ``actions[i]`` in every environment and re-deal the episodes that end; or,
@@ -784,6 +858,8 @@ def step_all(
     An episode is a round, or with ``mr[M_EPISODE]`` a whole match: then the
     rewards are the deltas of the rounds settled in the step (instant rounds
     included; those before a match's first decision count in its first step).
+    ``log`` (n x :data:`LOG_SIZE`, or 0 x 0 for none) then records what the step did
+    that its states no longer show: the round its action ended and the decks it dealt.
 
     Every action is checked against the legal ids first: if one is not legal,
     nothing changes and the result is its environment's index. Otherwise the
@@ -807,10 +883,16 @@ def step_all(
     dense = masks.shape[0] > 0
     matches = mr[M_EPISODE] == EPISODE_MATCH
     empty = np.empty(0, dtype=np.int8)
+    no_log = np.empty(0, dtype=np.int64)
+    logging = log.shape[0] > 0
     error = -1
     for i in range(num):
         state = states[i]
         x = extra[i]
+        lg = log[i] if logging else no_log
+        if logging:
+            lg[L_ENDED] = 0
+            lg[L_DEALS] = 0
         if reset:
             over = True
         else:
@@ -819,11 +901,27 @@ def step_all(
             x[X_DECLINED0 + p] |= declined_by(state, rules, a)
             apply_action(state, stocks[i], rules, buf, a)
             over = state[S_PHASE] == PHASE_OVER
+            if over and logging:
+                lg[L_ENDED] = 1
+                lg[L_ROUND] = x[X_ROUND]
+                left = state[S_NSTOCK]
+                lg[L_DRAWN] = stocks[i, left] if left < STOCK_SIZE else -1
+                for j in range(STATE_SIZE):
+                    lg[L_STATE + j] = state[j]
         if matches:
             gain = rewards[i]
             if reset:
                 start_match(
-                    state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], match_rngs[i], gain
+                    state,
+                    stocks[i],
+                    decks[i],
+                    x,
+                    rules,
+                    mr,
+                    deal_rngs[i],
+                    match_rngs[i],
+                    gain,
+                    lg,
                 )
                 gain[0] = 0.0
                 gain[1] = 0.0
@@ -838,14 +936,23 @@ def step_all(
                     gain[0] += state[S_DELTA0]
                     gain[1] += state[S_DELTA1]
                     ended = settle_round(state, x, mr) or next_round(
-                        state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], gain
+                        state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], gain, lg
                     )
                 dones[i] = ended
                 if ended:
                     g0 = gain[0]
                     g1 = gain[1]
                     start_match(
-                        state, stocks[i], decks[i], x, rules, mr, deal_rngs[i], match_rngs[i], gain
+                        state,
+                        stocks[i],
+                        decks[i],
+                        x,
+                        rules,
+                        mr,
+                        deal_rngs[i],
+                        match_rngs[i],
+                        gain,
+                        lg,
                     )
                     gain[0] = g0
                     gain[1] = g1
