@@ -17,7 +17,16 @@ in the two hands together) from one-round nintendo games of
 the players' own views. The reference evaluates each position twice (two
 seeds) and averages; each agent chooses its move (``act``) ``--repeats`` times
 with different seeds, so any agent can be measured. Reported: the mean regret
-with its 95% interval, and how often the move was the reference's best.
+with its 95% interval, and how often the move was the reference's best; for
+every agent after the first, the paired difference of its regret from the
+first's (position by position, 95% interval over the positions).
+
+The screen's own noise, to know how large a difference it can tell: the two
+evaluations of the reference are compared (how often they name the same best
+move, and what each one's best move costs by the other's values), and with
+``--twice`` every agent chooses a second time with other seeds, and the
+difference between its two runs is reported as a paired difference too (an
+agent against itself: any interval that excludes zero there is noise).
 
 The reference is a search too. An agent that searches as it does, with a
 smaller budget, is measured on how close it comes to it; an agent that differs
@@ -84,6 +93,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3, help="choices per agent and position")
+    parser.add_argument(
+        "--twice",
+        action="store_true",
+        help="each agent chooses again with other seeds: the screen's noise for it",
+    )
     args = parser.parse_args(argv)
     if args.positions < 1 or args.repeats < 1:
         parser.error("--positions and --repeats must be 1 or more")
@@ -92,30 +106,72 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     views = positions(args.positions, args.seed)
     truth = []
+    same = 0
+    cross: list[float] = []
     for i, v in enumerate(views):
         runs = [values(reference, v, 2 * i + s) for s in (0, 1)]
         truth.append({a: (runs[0][a] + runs[1][a]) / 2 for a in runs[0]})
+        best = [max(run, key=run.__getitem__) for run in runs]
+        same += best[0] == best[1]
+        # What each evaluation's best move costs by the other's values.
+        cross.append(
+            (runs[1][best[1]] - runs[1][best[0]] + runs[0][best[0]] - runs[0][best[1]]) / 2
+        )
+    mean, _, hi = mean_ci(cross)
     print(
         f"{len(views)} positions (seed {args.seed}); reference {args.reference}: "
-        f"{time.perf_counter() - t0:.0f} s"
+        f"{time.perf_counter() - t0:.0f} s; its two evaluations name the same best move in "
+        f"{same / len(views):.0%}, each one's best costs {mean:.3f} ± {hi - mean:.3f} points "
+        "by the other's values"
     )
+    first: list[float] | None = None
     for spec, agent in zip(args.agents, agents, strict=True):
-        t0 = time.perf_counter()
-        regrets = []
-        for i, (v, ref) in enumerate(zip(views, truth, strict=True)):
-            best = max(ref.values())
-            for r in range(args.repeats):
-                choice = agent.act(v, random.Random(1_000_003 * (r + 1) + i))
-                regrets.append(best - ref[choice])
-        n = len(regrets)
-        mean, _, hi = mean_ci(regrets)
-        half = hi - mean if n > 1 else math.inf
-        exact = sum(x <= 1e-9 for x in regrets) / n
-        print(
-            f"{spec}: regret {mean:.3f} ± {half:.3f} points a decision, "
-            f"the reference's best {exact:.0%} ({n} choices, {time.perf_counter() - t0:.0f} s)"
-        )
+        runs = [_run(spec, agent, views, truth, args.repeats, 0)]
+        if args.twice:
+            runs.append(_run(f"{spec} (again, other seeds)", agent, views, truth, args.repeats, 1))
+            _paired(f"{spec}, second run minus first", runs[1], runs[0])
+        if first is None:
+            first = runs[0]
+        else:
+            _paired(f"{spec} minus {args.agents[0]}", runs[0], first)
     return 0
+
+
+def _run(
+    label: str,
+    agent: Agent,
+    views: list[PlayerView],
+    truth: list[dict[int, float]],
+    repeats: int,
+    offset: int,
+) -> list[float]:
+    """Print ``agent``'s regret over the positions; return its mean regret at each."""
+    t0 = time.perf_counter()
+    regrets = []
+    per_position = []
+    for i, (v, ref) in enumerate(zip(views, truth, strict=True)):
+        best = max(ref.values())
+        here = []
+        for r in range(repeats):
+            seed = 1_000_003 * (r + 1 + repeats * offset) + i
+            here.append(best - ref[agent.act(v, random.Random(seed))])
+        regrets += here
+        per_position.append(sum(here) / repeats)
+    n = len(regrets)
+    mean, _, hi = mean_ci(regrets)
+    half = hi - mean if n > 1 else math.inf
+    exact = sum(x <= 1e-9 for x in regrets) / n
+    print(
+        f"{label}: regret {mean:.3f} ± {half:.3f} points a decision, "
+        f"the reference's best {exact:.0%} ({n} choices, {time.perf_counter() - t0:.0f} s)"
+    )
+    return per_position
+
+
+def _paired(label: str, a: list[float], b: list[float]) -> None:
+    """Print the mean of ``a - b`` position by position, with its 95% interval."""
+    mean, lo, hi = mean_ci([x - y for x, y in zip(a, b, strict=True)])
+    print(f"  {label}: {mean:+.3f} [{lo:+.3f}, {hi:+.3f}] points a decision")
 
 
 if __name__ == "__main__":

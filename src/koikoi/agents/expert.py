@@ -46,6 +46,7 @@ from koikoi.game.views import PlayerView, determinize
 
 __all__ = [
     "EXPERT_ROLLOUTS",
+    "GUIDES",
     "LEVELS",
     "ExpertAgent",
     "Level",
@@ -65,7 +66,18 @@ shipped network did not measure stronger, so it is an option, ``expert:net=1``).
 DEFAULT_POLICY: Final = "greedy"
 """The expert's rollout policy (see :mod:`koikoi.kernel`)."""
 DEFAULT_PRIOR: Final = 1.0
-"""Weight of the heuristic's card-play values added to the search's points (0: off)."""
+"""Weight of the guide's card-play values added to the search's points (0: off)."""
+GUIDES: Final[tuple[str, ...]] = ("heuristic", "learned")
+"""Where the prior's values of card plays come from (``expert:guide=NAME``): the
+``heuristic`` player's judgement, or the ``learned`` Deep Monte-Carlo network's
+predicted net round points (:mod:`koikoi.agents.learned`)."""
+DEFAULT_GUIDE: Final = "heuristic"
+"""The prior's source by default (docs/benchmarks.md, "A learned prior in the tree")."""
+LEARNED_SCALE: Final = 0.58
+"""The learned guide's centred values are multiplied by this, so that a prior weight
+moves the points as much with either guide: the root mean square of the heuristic's
+centred card-play values over that of the network's (0.75 against 1.29 points on
+1,750 card plays of one-round nintendo games of ``heuristic`` against itself)."""
 DEFAULT_LOOKAHEAD: Final = 0
 """Choices inside each playout made by a small search of the chooser's own side
 (:class:`~koikoi.agents.mcts.MCTSAgent`'s ``lookahead``): off by default, an option
@@ -112,7 +124,8 @@ CHANCE_EPS: Final = 1e-9
 
 class ExpertAgent(MCTSAgent):
     """The strongest player: match-equity search with opponent-hand inference, the
-    heuristic's card-play values as a prior (``prior``) and an exact endgame;
+    heuristic's (or a learned network's) card-play values as a prior (``prior``,
+    ``guide``) and an exact endgame;
     optionally corrected by the learned value network (``net``).
 
     Besides the search's playouts (both players greedy to the end of the round),
@@ -135,8 +148,12 @@ class ExpertAgent(MCTSAgent):
         policy: the playouts' rollout policy (:data:`koikoi.kernel.POLICIES`).
         rollouts: playouts per action and re-deal (default :data:`EXPERT_ROLLOUTS`).
         infer: how the opponent's hand is re-dealt (:data:`koikoi.agents.mcts.INFER_MODES`).
-        prior: weight of the heuristic's values of plays and captures, centred,
+        prior: weight of the guide's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
+        guide: where the prior's values come from (:data:`GUIDES`): the
+            ``heuristic`` player's (the default) or the ``learned`` network's
+            predicted net round points from the player's own view, times
+            :data:`LEARNED_SCALE`.
         lookahead: the playouts' lookahead depth (see :class:`~koikoi.agents.mcts.MCTSAgent`).
         decide: the lookahead depth at koi-koi decisions only (default: ``lookahead``).
         samples: the re-deals of each lookahead choice.
@@ -172,6 +189,7 @@ class ExpertAgent(MCTSAgent):
         endgame: bool | str = True,
         policy: str = DEFAULT_POLICY,
         prior: float = DEFAULT_PRIOR,
+        guide: str = DEFAULT_GUIDE,
         lookahead: int = DEFAULT_LOOKAHEAD,
         decide: int | None = None,
         samples: int = DEFAULT_SAMPLES,
@@ -215,6 +233,12 @@ class ExpertAgent(MCTSAgent):
         if not 0.0 <= prior <= 10.0:
             raise InvalidInputError(f"expert: prior must be from 0 to 10, not {prior!r}")
         self.prior = prior
+        if guide not in GUIDES:
+            raise InvalidInputError(
+                f"expert: guide must be one of {', '.join(GUIDES)}, not {guide!r}"
+            )
+        self.guide = guide
+        """Where the prior's values come from (:data:`GUIDES`)."""
         if not 0.0 <= blend <= 1.0:
             raise InvalidInputError(f"expert: blend must be from 0 to 1, not {blend!r}")
         if net_deals is not None and net_deals < 1:
@@ -246,6 +270,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"policy={policy}")
         if prior != DEFAULT_PRIOR:
             parts.append(f"prior={prior:g}")
+        if guide != DEFAULT_GUIDE:
+            parts.append(f"guide={guide}")
         if lookahead != DEFAULT_LOOKAHEAD:
             parts.append(f"lookahead={lookahead}")
         if decide is not None and decide != lookahead:
@@ -291,6 +317,15 @@ class ExpertAgent(MCTSAgent):
             return None
         return super().utility(view)
 
+    def guide_values(self, view: PlayerView) -> dict[int, float]:
+        """The prior's value of each legal action of ``view``, from the player's own view
+        only: the heuristic's, or the learned network's points times :data:`LEARNED_SCALE`."""
+        if self.guide == "learned":
+            from koikoi.agents.learned import shipped
+
+            return {a: LEARNED_SCALE * v for a, v in shipped().values(view).items()}
+        return _heuristic().evaluate(view)
+
     def _deals(self) -> int:
         if self.net_deals is not None:
             return self.net_deals
@@ -320,7 +355,7 @@ class ExpertAgent(MCTSAgent):
         limit = self.time_limit if time_limit is None else time_limit
         start = time.perf_counter()
         if self.prior > 0 and view.phase is not Phase.DECIDE and len(view.legal_ids) > 1:
-            self._prior_values = _heuristic().evaluate(view)
+            self._prior_values = self.guide_values(view)
         if self.use_net:
             self._net = _net_values(view, rng, self._deals(), self)
         if limit is not None:  # the prior's and the network's time comes out of the budget
@@ -436,7 +471,7 @@ class ExpertAgent(MCTSAgent):
             new_points = {a: (1 - lam) * points[a] + lam * net[a] for a in points}
         h = self._prior_values
         if h is not None:
-            # The heuristic's judgement of the card play, centred, as a correction.
+            # The guide's judgement of the card play, centred, as a correction.
             mean = sum(h[a] for a in points) / len(points)
             new_points = {a: new_points[a] + self.prior * (h[a] - mean) for a in points}
         if new_points is points:
@@ -563,6 +598,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "endgame",
         "policy",
         "prior",
+        "guide",
         "lookahead",
         "decide",
         "samples",
@@ -612,6 +648,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         net_deals=number("deals", int),
         policy=params.get("policy", DEFAULT_POLICY).lower(),
         prior=DEFAULT_PRIOR if prior is None else prior,
+        guide=params.get("guide", DEFAULT_GUIDE).lower(),
         lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead,
         decide=number("decide", int),
         samples=DEFAULT_SAMPLES if samples is None else samples,
@@ -782,6 +819,10 @@ def preload(agent: Any, rules: Any = None) -> None:
     inner = getattr(agent, "base", agent)
     if isinstance(inner, MCTSAgent):
         inner.uses_kernel  # noqa: B018 - loads (or compiles) the kernel
+        if isinstance(inner, ExpertAgent) and inner.guide == "learned" and inner.prior > 0:
+            from koikoi.agents.learned import shipped
+
+            shipped()
         if rules is not None and inner.objective == "match" and rules.game.rounds > 1:
             from koikoi.agents.equity import match_equity
 
