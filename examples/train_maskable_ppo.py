@@ -45,6 +45,7 @@ class KoiKoiVecEnv(VecEnv):  # type: ignore[misc]
     ) -> None:
         self.solo = SoloVectorEnv(n, rules, seed, actions=actions)
         self.base_seed = seed
+        self.render_mode = None
         observation_space = spaces.Box(
             low=-np.inf, high=np.inf, shape=(encoding.SIZE,), dtype=np.float32
         )
@@ -125,9 +126,7 @@ def make_model(envs: VecEnv, args: argparse.Namespace) -> MaskablePPO:
     )
 
 
-def evaluate(
-    rules: str, actions: str, choose: Any, rounds: int, seed: int
-) -> tuple[float, float]:
+def evaluate(rules: str, actions: str, choose: Any, rounds: int, seed: int) -> tuple[float, float]:
     """Mean net points and share of rounds won, each environment's first round
     (the deal of environment ``i`` depends only on ``seed``)."""
     env = SoloVectorEnv(rounds, rules, seed, actions=actions)

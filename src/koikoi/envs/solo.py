@@ -59,6 +59,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from koikoi.envs.vector import VectorEnv
 from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
@@ -70,7 +71,6 @@ from koikoi.game.actions import (
 from koikoi.game.cards import Card
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.rules import Rules
-from koikoi.envs.vector import VectorEnv
 
 __all__ = ["ACTION_SPACES", "LEARNER", "PLAYABLE_IDS", "Opponent", "SoloVectorEnv"]
 
