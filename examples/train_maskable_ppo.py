@@ -116,10 +116,10 @@ def make_model(envs: VecEnv, args: argparse.Namespace) -> MaskablePPO:
         envs,
         n_steps=args.rollout,
         batch_size=args.batch,
-        n_epochs=4,
+        n_epochs=args.epochs,
         learning_rate=3e-4,
         gamma=1.0,  # the reward comes once, at the end of the round
-        ent_coef=0.01,
+        ent_coef=args.entropy,
         policy_kwargs={"net_arch": [128, 128]},
         seed=args.seed,
         verbose=0,
@@ -145,6 +145,8 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=64, help="environments stepped at once")
     parser.add_argument("--rollout", type=int, default=64, help="steps per environment per update")
     parser.add_argument("--batch", type=int, default=1024, help="minibatch size")
+    parser.add_argument("--epochs", type=int, default=4, help="passes over each rollout")
+    parser.add_argument("--entropy", type=float, default=0.0, help="entropy bonus coefficient")
     parser.add_argument("--eval", type=int, default=1000, help="evaluation rounds")
     parser.add_argument("--rules", default="leaflet", help="a preset or a house-rules file")
     parser.add_argument("--seed", type=int, default=0)

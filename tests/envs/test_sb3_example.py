@@ -41,7 +41,7 @@ def test_maskable_ppo_trains_a_few_hundred_steps_and_predicts_legal_moves(action
     example = _example()
     envs = VecMonitor(example.KoiKoiVecEnv(8, "leaflet", 0, actions))
     assert is_masking_supported(envs)
-    args = argparse.Namespace(rollout=32, batch=64, seed=0)
+    args = argparse.Namespace(rollout=32, batch=64, epochs=4, entropy=0.0, seed=0)
     model = example.make_model(envs, args)
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
@@ -70,3 +70,19 @@ def test_evaluation_plays_each_environments_first_round() -> None:
     assert a == b
     _, won = a
     assert 0.0 < won < 1.0
+
+
+def test_the_optional_example_of_the_research_page_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+    import sys
+
+    doc = EXAMPLE.parents[1] / "docs" / "research.md"
+    text = doc.read_text(encoding="utf-8")
+    match = re.search(r"<!-- optional[^\n]*\n```python\n(.*?)```", text, re.DOTALL)
+    assert match is not None
+    monkeypatch.chdir(EXAMPLE.parents[1])
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    exec(compile(match.group(1), str(doc), "exec"), {"__name__": "__docs__"})
+    assert len(capsys.readouterr().out.split()) >= 8
