@@ -17,6 +17,7 @@ np = pytest.importorskip("numpy")
 
 from koikoi.envs import vector  # noqa: E402
 from koikoi.envs.solo import PLAYABLE_IDS, SoloVectorEnv  # noqa: E402
+from koikoi.envs.vector import VectorEnv  # noqa: E402
 from koikoi.game.actions import NUM_ACTIONS  # noqa: E402
 from koikoi.game.engine import Round  # noqa: E402
 from koikoi.game.errors import IllegalActionError, InvalidInputError  # noqa: E402
@@ -107,6 +108,55 @@ def test_playable_ids_are_the_ids_that_can_be_legal() -> None:
     assert play_12L_with_a_pine not in PLAYABLE_IDS
     lightning_on_a_pine = 48 + 48 * 43 + 0  # the wild Lightning may take it
     assert lightning_on_a_pine in PLAYABLE_IDS
+
+
+def _winning_opening(rnd: Round) -> list[int] | None:
+    """Opponent moves that end the round before the learner's first decision, if any."""
+    if rnd.is_over:
+        return []
+    if rnd.current != 1:
+        return None
+    for a in rnd.legal_ids():
+        after = rnd.clone()
+        after.apply(a)
+        rest = _winning_opening(after)
+        if rest is not None:
+            return [a, *rest]
+    return None
+
+
+def test_a_round_the_opponent_ends_before_the_learners_first_move_is_skipped() -> None:
+    rules = get_rules("nintendo")
+    n = 400
+    plain = VectorEnv(n, rules, seed=11)
+    plain.reset()
+    plan: dict[bytes, int] = {}  # the opponent's view -> its move, on the winning lines
+    ended = []
+    for i in range(n):
+        rnd = plain.deal(i).round(rules)
+        opening = _winning_opening(rnd.clone())
+        if opening is None:
+            continue
+        ended.append(i)
+        for a in opening:
+            scores = (rules.game.start_points,) * 2
+            view = view_of_round(rnd, 1, match_scores=scores, rounds=rules.game.rounds)
+            plan[encoding.encode(view).tobytes()] = a
+            rnd.apply(a)
+    assert ended  # seed 11 deals some
+
+    def opponent(obs: Any, legal: Any, counts: Any) -> Any:
+        last = _last(obs, legal, counts)
+        return [plan.get(o.tobytes(), int(a)) for o, a in zip(obs, last, strict=True)]
+
+    solo = SoloVectorEnv(n, rules, seed=11, opponent=opponent)
+    solo.reset()
+    assert solo.skipped == len(ended)
+    for i in ended:
+        assert solo.env.deal(i) != plain.deal(i)  # already the next deal
+    assert (solo.env.players == 0).all()
+    _, rewards, dones = solo.step(solo.sample_actions())
+    assert not rewards[~dones].any()
 
 
 def _trajectory(n: int, steps: int) -> list[tuple[Any, ...]]:

@@ -158,7 +158,7 @@ class SoloVectorEnv:
         self.num_envs = n
         self.opponent = opponent
         self.skipped = 0
-        """Rounds that ended before the learner's first decision in them."""
+        """Rounds that ended before the learner's first decision in them, since the reset."""
         self._ready = False
         self._actions = np.zeros(n, dtype=np.int64)
         self._rewards = np.zeros(n, dtype=np.float32)
@@ -188,12 +188,11 @@ class SoloVectorEnv:
         self._carry[:] = 0.0
         self._rewards[:] = 0.0
         self._dones[:] = False
-        if seed is not None:
-            self.skipped = 0
+        self.skipped = 0
         self._ready = True
-        self._opponent_turns(self._dones.copy())
-        self._rewards[:] = 0.0
-        self._dones[:] = False
+        # Every episode is new: what the opponent's opening turns score goes to the
+        # learner's first reward (match episodes), a round they end is skipped.
+        self._opponent_turns(np.ones(self.num_envs, dtype=np.bool_))
         return out.observations.copy()
 
     def step(
