@@ -4,19 +4,19 @@
 An optional example: sb3-contrib and torch are not dependencies of koikoi.
 
     pip install 'koikoi[rl]' sb3-contrib      # a CPU build of torch is enough
-    python examples/train_maskable_ppo.py     # a few minutes on two CPU cores
+    python examples/train_maskable_ppo.py     # about 2 minutes on two CPU cores
 
 It trains against ``random`` on :class:`koikoi.envs.solo.SoloVectorEnv` (the
 compiled :class:`~koikoi.envs.vector.VectorEnv`, 64 environments by default,
 the learner at player 0 and the opponent's turns played in the simulator;
 leaflet rules, one round per episode, the learner's net points of the round as
-the reward, the 540-value observation; the action an index into the 334 action
-ids that can ever be legal, with its mask)
-through :class:`KoiKoiVecEnv`, a stable-baselines3 ``VecEnv``. Then it plays
-``--eval`` rounds against ``random`` with the learned policy and, on the very
-same seeded deals, with a random policy, and prints the mean net points per
-round, the share of rounds won by each, and the difference on the same deals
-with a 95% interval. docs/research.md has measured runs.
+the reward, the 540-value observation, the action an index into the 334 action
+ids that can ever be legal, with its mask) through :class:`KoiKoiVecEnv`, a
+stable-baselines3 ``VecEnv``. Then it plays ``--eval`` rounds against
+``random`` with the learned policy and, on the very same seeded deals, with a
+random policy, and prints the mean net points per round, the share of rounds
+won by each, and the difference on the same deals with a 95% interval.
+docs/research.md has measured runs.
 """
 
 from __future__ import annotations
