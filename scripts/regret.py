@@ -109,13 +109,13 @@ def main(argv: list[str]) -> int:
     same = 0
     cross: list[float] = []
     for i, v in enumerate(views):
-        runs = [values(reference, v, 2 * i + s) for s in (0, 1)]
-        truth.append({a: (runs[0][a] + runs[1][a]) / 2 for a in runs[0]})
-        best = [max(run, key=run.__getitem__) for run in runs]
+        evals = [values(reference, v, 2 * i + s) for s in (0, 1)]
+        truth.append({a: (evals[0][a] + evals[1][a]) / 2 for a in evals[0]})
+        best = [max(e, key=e.__getitem__) for e in evals]
         same += best[0] == best[1]
         # What each evaluation's best move costs by the other's values.
         cross.append(
-            (runs[1][best[1]] - runs[1][best[0]] + runs[0][best[0]] - runs[0][best[1]]) / 2
+            (evals[1][best[1]] - evals[1][best[0]] + evals[0][best[0]] - evals[0][best[1]]) / 2
         )
     mean, _, hi = mean_ci(cross)
     print(

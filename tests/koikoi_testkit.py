@@ -10,6 +10,8 @@ an ordinary module; fixtures stay in the conftest.py files.
   (:class:`RiggedRandom`).
 * :func:`play_random_match`: a random legal match from a seed, checking on the
   way that a match that is not over always has a legal action.
+* :func:`random_views`: the views of the player to act a few random moves into
+  seeded matches, where there is a choice.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from koikoi.game.actions import parse_action
 from koikoi.game.cards import CODES, FULL_DECK, card_list, format_cards, parse_card, parse_cards
 from koikoi.game.engine import Match, Round
 from koikoi.game.rules import Rules, get_rules
+from koikoi.game.views import PlayerView, view_of
 
 # ---------------------------------------------------------------- cards and rules
 
@@ -320,6 +323,28 @@ def play_random_match(
         else:
             m.apply_id(action)
     raise AssertionError("match did not end")
+
+
+def random_views(count: int, seed: int) -> list[PlayerView]:
+    """The view of the player to act 0 to 11 random moves into nintendo matches
+    ``0 .. count - 1`` (the numbers of moves drawn from ``seed``), where that player
+    has a choice (two legal actions or more); the same arguments, the same views.
+
+    >>> views = random_views(10, seed=5)
+    >>> 0 < len(views) <= 10 and all(len(v.legal_ids) > 1 for v in views)
+    True
+    """
+    out = []
+    rng = random.Random(seed)
+    for match_seed in range(count):
+        m = Match(get_rules("nintendo"), seed=match_seed)
+        for _ in range(rng.randrange(0, 12)):
+            if m.is_over:
+                break
+            m.apply_id(rng.choice(m.legal_ids()))
+        if not m.is_over and len(m.legal_ids()) > 1:
+            out.append(view_of(m, m.current))
+    return out
 
 
 def deal_round(rules: Rules | str, seed: int, *, events: bool = True) -> Round:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from koikoi_testkit import random_views
 
 from koikoi.agents import make_agent
 from koikoi.agents.base import GreedyAgent
@@ -212,27 +213,13 @@ def test_tree_searches_card_plays_and_leaves_koikoi_decisions_flat() -> None:
     assert by_pairs not in (by_tree, flat.evaluate_detail(play, random.Random(3)))
 
 
-def _views(count: int) -> list[PlayerView]:
-    out = []
-    rng = random.Random(5)
-    for seed in range(count):
-        m = Match(get_rules("nintendo"), seed=seed)
-        for _ in range(rng.randrange(0, 12)):
-            if m.is_over:
-                break
-            m.apply_id(rng.choice(m.legal_ids()))
-        if not m.is_over and len(m.legal_ids()) > 1:
-            out.append(view_of(m, m.current))
-    return out
-
-
 def test_noisy_levels_make_natural_mistakes() -> None:
     """Level 1 mostly plays greedy's best move, sometimes another, never an illegal one."""
     greedy = GreedyAgent()
     noisy = make_level(1)
     assert isinstance(noisy, NoisyAgent)
     same = total = 0
-    for k, view in enumerate(_views(120)):
+    for k, view in enumerate(random_views(120, seed=5)):
         if KOIKOI_ID in view.legal_ids:
             continue
         values = {a: GreedyAgent._value(view, a) for a in view.legal_ids}
@@ -250,7 +237,7 @@ def test_noisy_levels_make_natural_mistakes() -> None:
 def test_zero_temperature_is_the_base_player() -> None:
     base = make_agent("heuristic")
     agent = NoisyAgent(base, 0.0, name="x")
-    for view in _views(20):
+    for view in random_views(20, seed=5):
         assert agent.act(view, random.Random(1)) == base.act(view, random.Random(1))
     with pytest.raises(InvalidInputError, match="temperature"):
         NoisyAgent(base, -1.0, name="x")
@@ -278,7 +265,7 @@ def test_a_strong_prior_follows_the_heuristic_card_play() -> None:
     agent = ExpertAgent(iterations=50, prior=10.0, endgame=False)
     plain = ExpertAgent(iterations=50, endgame=False, prior=0.0)
     same = differs = total = 0
-    for k, view in enumerate(_views(60)):
+    for k, view in enumerate(random_views(60, seed=5)):
         if KOIKOI_ID in view.legal_ids:
             continue
         values = heuristic.evaluate(view, None)  # type: ignore[call-arg]

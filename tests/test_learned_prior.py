@@ -6,30 +6,19 @@ import random
 from typing import Any
 
 import pytest
+from koikoi_testkit import random_views
 
 from koikoi.agents import make_agent
 from koikoi.agents.expert import GUIDES, LEARNED_SCALE, ExpertAgent, preload
 from koikoi.agents.learned import QNet, shipped
 from koikoi.game.actions import KOIKOI_ID
-from koikoi.game.engine import Match
 from koikoi.game.errors import InvalidInputError
-from koikoi.game.rules import get_rules
-from koikoi.game.views import PlayerView, view_of
+from koikoi.game.views import PlayerView
 
 
 def _views(count: int) -> list[PlayerView]:
     """Card-play positions (two legal actions or more) a few random moves into matches."""
-    out = []
-    rng = random.Random(31)
-    for seed in range(count):
-        m = Match(get_rules("nintendo"), seed=seed)
-        for _ in range(rng.randrange(0, 12)):
-            if m.is_over:
-                break
-            m.apply_id(rng.choice(m.legal_ids()))
-        if not m.is_over and len(m.legal_ids()) > 1 and KOIKOI_ID not in m.legal_ids():
-            out.append(view_of(m, m.current))
-    return out
+    return [v for v in random_views(count, seed=31) if KOIKOI_ID not in v.legal_ids]
 
 
 def test_the_guide_option_parses_and_round_trips() -> None:

@@ -101,10 +101,20 @@ def test_regret_positions_and_report(capsys: pytest.CaptureFixture[str]) -> None
     assert regret.main([*argv.split(), "greedy", "expert:iterations=20"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("3 positions (seed 2); reference expert:iterations=200")
-    for line, spec in zip(lines[1:], ("greedy", "expert:iterations=20"), strict=True):
+    assert len(lines) == 4
+    for line, spec in zip(lines[1:3], ("greedy", "expert:iterations=20"), strict=True):
         assert line.startswith(f"{spec}: regret ")
         assert float(line.split()[2]) >= 0.0
         assert "(6 choices" in line
+    # Every agent after the first: its paired difference from the first.
+    assert lines[3].startswith("  expert:iterations=20 minus greedy: ")
+    assert lines[3].endswith(" points a decision")
+    assert regret.main([*argv.split(), "--twice", "greedy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    assert lines[1].startswith("greedy: regret ")
+    assert lines[2].startswith("greedy (again, other seeds): regret ")
+    assert lines[3].startswith("  greedy, second run minus first: ")
     with pytest.raises(SystemExit, match="the reference must report its values"):
         regret.main(["--positions", "1", "--reference", "greedy", "heuristic"])
 
