@@ -498,24 +498,7 @@ class VectorEnv:
     def _record(self, actions: npt.NDArray[np.int64], *, reset: bool) -> None:
         """Bring the sequences up to date after a step (``self._prev``: the states before)."""
         impl = self._sequence_impl
-        if self.episode == "round":
-            impl.record_all(
-                self._prev,
-                self._states,
-                self._stocks,
-                self._extra,
-                self._rules_arr,
-                actions,
-                self.dones,
-                self.legal_counts,
-                self.players,
-                self.sequences,
-                self.sequence_lengths,
-                self._sides,
-                reset,
-            )
-            return
-        code = impl.record_match(
+        played = (
             self._prev,
             self._states,
             self._stocks,
@@ -525,12 +508,12 @@ class VectorEnv:
             self.dones,
             self.legal_counts,
             self.players,
-            self._log,
-            self.sequences,
-            self.sequence_lengths,
-            self._sides,
-            reset,
         )
+        written = (self.sequences, self.sequence_lengths, self._sides, reset)
+        if self.episode == "round":
+            impl.record_all(*played, *written)
+            return
+        code = impl.record_match(*played, self._log, *written)
         if code >= 0:  # pragma: no cover - 30-odd redeals or instant hands in one step
             raise RuntimeError(
                 f"environment {code}: a step dealt more than {self._impl.LOG_DEALS} decks; "
