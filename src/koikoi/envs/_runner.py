@@ -649,6 +649,20 @@ class RunnerOptions:
     """The options an environment reports from its :class:`Runner` (``self._game``)."""
 
     _game: Runner
+    rules: Rules
+    observation_kind: str
+    sequence_length: int
+
+    def _config(self) -> dict[str, Any]:
+        """The options a ``save()`` snapshot must share with the env restoring it
+        (:func:`check_snapshot`); an env with more options adds them."""
+        return {
+            "rules": self.rules.to_dict(),
+            "episode": self._game.episode,
+            "reward": self._game.reward,
+            "observation": self.observation_kind,
+            "sequence_length": self.sequence_length,
+        }
 
     @property
     def episode(self) -> str:
