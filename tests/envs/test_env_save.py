@@ -148,6 +148,22 @@ def test_gymnasium_through_make_and_the_position_option() -> None:
     assert same(gym_play(other.unwrapped, random.Random(3), 40), after)
 
 
+def test_gymnasium_restore_checks_a_positions_match_scores_as_reset_does() -> None:
+    m = Match(get_rules("nintendo"), seed=11)
+    env = kgym.KoiKoiEnv("nintendo", opponent="random", seat=m.current)
+    env.reset(seed=2, options={"position": position(m)})
+    snapshot = env.save()
+    start = snapshot["game"]["position"]["start"]
+    assert start.endswith(" match=0/0")
+    broken = copy.deepcopy(snapshot)
+    broken["game"]["position"]["start"] = start.replace(" match=0/0", " match=0/99999")
+    with pytest.raises(InvalidInputError, match="match scores 0/99999 are beyond"):
+        env.restore(broken)
+    assert env.save() == snapshot
+    with pytest.raises(InvalidInputError, match="match scores 0/99999 are beyond"):
+        env.reset(options={"position": broken["game"]["position"]["start"]})
+
+
 def test_gymnasium_snapshots_hold_the_seeded_generators() -> None:
     env = kgym.KoiKoiEnv("leaflet", opponent="random")
     env.reset(seed=8)

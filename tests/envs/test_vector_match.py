@@ -404,6 +404,27 @@ def test_restore_into_another_env_of_the_same_kind() -> None:
     assert all(np.array_equal(x, y) for x, y in zip(_run(a, 80)[-1], _run(b, 80)[-1], strict=True))
 
 
+@pytest.mark.parametrize("sequence", [False, True])
+def test_restore_rows_brings_back_only_those_environments(sequence: bool) -> None:
+    env = VectorEnv(6, "nintendo", 3, episode="match", sequence=sequence, dense_mask=True)
+    env.reset()
+    _run(env, 20)
+    snapshot = env.save()
+    _run(env, 20)
+    later = env.save()
+    rows = np.array([True, False, True, True, False, False])
+    env.restore(snapshot, rows=rows)
+    now = env.save()
+    names = [k for k, v in snapshot.items() if isinstance(v, np.ndarray) and v.size]
+    assert "sequences" in names or not sequence
+    for name in names:
+        assert np.array_equal(now[name][rows], snapshot[name][rows]), name
+        assert np.array_equal(now[name][~rows], later[name][~rows]), name
+    for bad in (rows[:5], rows.astype(np.int8), [True] * 6):
+        with pytest.raises(InvalidInputError, match="rows must be a bool array of 6"):
+            env.restore(snapshot, rows=bad)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("other", "message"),
     [

@@ -17,7 +17,7 @@ import numpy.typing as npt
 from koikoi.game.cards import FULL_DECK
 from koikoi.game.engine import Match, Round
 from koikoi.game.errors import InvalidInputError, KoiKoiError
-from koikoi.game.positions import parse_position
+from koikoi.game.positions import Position, parse_position
 from koikoi.game.rules import RANGES, Rules, load_rules
 from koikoi.game.scoring import Settlement, shared_scorer
 from koikoi.game.views import PlayerView, determinize, view_of, view_of_round
@@ -391,13 +391,7 @@ class Runner:
             if pos.is_view
             else Round.from_position(pos)
         )
-        start = self.rules.game.start_points
-        scores = pos.match_scores if pos.match_scores is not None else (start, start)
-        if max(abs(scores[0]), abs(scores[1])) > self._max_score:
-            raise InvalidInputError(
-                f"match scores {scores[0]}/{scores[1]} are beyond what a match under "
-                f"{self.rules.name!r} can reach (±{self._max_score})"
-            )
+        scores = self._match_scores(pos)
         if self.history:
             rnd.events = []  # the history starts at the position
         self.match = None
@@ -407,6 +401,21 @@ class Runner:
         self._start = rnd.to_position(match_scores=scores, rounds=pos.rounds).text()
         self._actions = []
         self.new_match = True
+
+    def _match_scores(self, pos: Position) -> tuple[int, int]:
+        """The match scores of a position (the rules' start points if it gives none).
+
+        Raises:
+            InvalidInputError: scores no match under these rules can reach.
+        """
+        start = self.rules.game.start_points
+        scores = pos.match_scores if pos.match_scores is not None else (start, start)
+        if max(abs(scores[0]), abs(scores[1])) > self._max_score:
+            raise InvalidInputError(
+                f"match scores {scores[0]}/{scores[1]} are beyond what a match under "
+                f"{self.rules.name!r} can reach (±{self._max_score})"
+            )
+        return scores
 
     # -------------------------------------------------------------- playing
 
@@ -507,6 +516,7 @@ class Runner:
             actions = _action_ids(part)
             try:
                 pos = parse_position(start, rules=self.rules)
+                scores = self._match_scores(pos)
                 rnd = Round.from_position(pos)
                 if self.history:
                     rnd.events = []
@@ -516,8 +526,6 @@ class Runner:
                 raise InvalidInputError(
                     f"the snapshot's position does not replay ({exc}): it is damaged"
                 ) from None
-            first = self.rules.game.start_points
-            scores = pos.match_scores if pos.match_scores is not None else (first, first)
             rounds = pos.rounds
         else:
             raise InvalidInputError("the snapshot holds neither a match nor a position: damaged")
@@ -641,6 +649,20 @@ class RunnerOptions:
     """The options an environment reports from its :class:`Runner` (``self._game``)."""
 
     _game: Runner
+    rules: Rules
+    observation_kind: str
+    sequence_length: int
+
+    def _config(self) -> dict[str, Any]:
+        """The options a ``save()`` snapshot must share with the env restoring it
+        (:func:`check_snapshot`); an env with more options adds them."""
+        return {
+            "rules": self.rules.to_dict(),
+            "episode": self._game.episode,
+            "reward": self._game.reward,
+            "observation": self.observation_kind,
+            "sequence_length": self.sequence_length,
+        }
 
     @property
     def episode(self) -> str:

@@ -337,11 +337,7 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
 
     def _config(self) -> dict[str, Any]:
         return {
-            "rules": self.rules.to_dict(),
-            "episode": self._game.episode,
-            "reward": self._game.reward,
-            "observation": self.observation_kind,
-            "sequence_length": self.sequence_length,
+            **super()._config(),
             "seat": self.seat_option,
             "opponent": self.opponent.name,
             "illegal_reward": self.illegal_reward,

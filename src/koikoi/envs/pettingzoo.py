@@ -334,15 +334,6 @@ class raw_env(RunnerOptions, AECEnv):  # type: ignore[misc]
         self.infos = {a: dict(v) for a, v in tables["infos"].items()}
         self._skip_agent_selection = skip
 
-    def _config(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_dict(),
-            "episode": self._game.episode,
-            "reward": self._game.reward,
-            "observation": self.observation_kind,
-            "sequence_length": self.sequence_length,
-        }
-
     def render(self) -> str | None:
         """The full position (hidden cards included), or how the episode ended."""
         return self._game.render(self.render_mode, gymnasium.logger.warn)

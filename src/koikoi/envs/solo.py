@@ -266,7 +266,7 @@ class SoloVectorEnv:
             self.skipped += int(np.count_nonzero(again))
             ended |= done
             if snapshot is not None:
-                self._put_back(snapshot, ~theirs)
+                env.restore(snapshot, rows=~theirs)
 
     def _opponent_actions(self, theirs: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
         """The opponent's moves where ``theirs``; elsewhere a legal placeholder."""
@@ -286,15 +286,6 @@ class SoloVectorEnv:
             )
         actions[rows] = chosen
         return actions
-
-    def _put_back(self, snapshot: dict[str, Any], rows: npt.NDArray[np.bool_]) -> None:
-        """Bring the environments ``rows`` back to ``snapshot`` (the others keep their step)."""
-        now = self.env.save()
-        n = self.num_envs
-        for name, saved in snapshot.items():
-            if isinstance(saved, np.ndarray) and saved.ndim and saved.shape[0] == n:
-                now[name][rows] = saved[rows]
-        self.env.restore(now)
 
     def sample_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per environment, for the learner (a new array

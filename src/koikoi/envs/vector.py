@@ -498,24 +498,7 @@ class VectorEnv:
     def _record(self, actions: npt.NDArray[np.int64], *, reset: bool) -> None:
         """Bring the sequences up to date after a step (``self._prev``: the states before)."""
         impl = self._sequence_impl
-        if self.episode == "round":
-            impl.record_all(
-                self._prev,
-                self._states,
-                self._stocks,
-                self._extra,
-                self._rules_arr,
-                actions,
-                self.dones,
-                self.legal_counts,
-                self.players,
-                self.sequences,
-                self.sequence_lengths,
-                self._sides,
-                reset,
-            )
-            return
-        code = impl.record_match(
+        played = (
             self._prev,
             self._states,
             self._stocks,
@@ -525,12 +508,12 @@ class VectorEnv:
             self.dones,
             self.legal_counts,
             self.players,
-            self._log,
-            self.sequences,
-            self.sequence_lengths,
-            self._sides,
-            reset,
         )
+        written = (self.sequences, self.sequence_lengths, self._sides, reset)
+        if self.episode == "round":
+            impl.record_all(*played, *written)
+            return
+        code = impl.record_match(*played, self._log, *written)
         if code >= 0:  # pragma: no cover - 30-odd redeals or instant hands in one step
             raise RuntimeError(
                 f"environment {code}: a step dealt more than {self._impl.LOG_DEALS} decks; "
@@ -683,15 +666,18 @@ class VectorEnv:
         snapshot["ready"] = self._ready
         return snapshot
 
-    def restore(self, snapshot: dict[str, Any]) -> VectorStep:
+    def restore(
+        self, snapshot: dict[str, Any], *, rows: npt.NDArray[np.bool_] | None = None
+    ) -> VectorStep:
         """Bring every environment back to a :meth:`save` snapshot; return its outputs.
 
         The output arrays stay the env's own (the snapshot is copied into them),
-        and the snapshot can be restored again.
+        and the snapshot can be restored again. With ``rows`` (bool, ``n``), only
+        those environments are brought back; the others keep their state.
 
         Raises:
             InvalidInputError: the snapshot is not one of an env like this one (the
-                message names what differs).
+                message names what differs), or ``rows`` is not such a mask.
         """
         if not isinstance(snapshot, dict) or "config" not in snapshot:
             raise InvalidInputError(
@@ -707,6 +693,14 @@ class VectorEnv:
                 f"{k}: snapshot {theirs.get(k)!r}, this env {config[k]!r}" for k in differ
             )
             raise InvalidInputError(f"the snapshot is of another env: {what}")
+        if rows is not None and (
+            not isinstance(rows, np.ndarray)
+            or rows.dtype != np.bool_
+            or rows.shape != (self.num_envs,)
+        ):
+            raise InvalidInputError(
+                f"rows must be a bool array of {self.num_envs} (one per environment), not {rows!r}"
+            )
         for name in self._saved:
             ours = getattr(self, name)
             saved = snapshot.get(name)
@@ -714,7 +708,10 @@ class VectorEnv:
                 raise InvalidInputError(
                     f"the snapshot's {name.lstrip('_')} is missing or not of shape {ours.shape}"
                 )
-            ours[...] = saved
+            if rows is None:
+                ours[...] = saved
+            elif ours.size:  # every array has a row per environment, but an empty mask
+                ours[rows] = saved[rows]
         self.seed = snapshot["seed"]
         self._ready = bool(snapshot["ready"])
         return self._result()
