@@ -164,6 +164,24 @@ def test_gymnasium_restore_checks_a_positions_match_scores_as_reset_does() -> No
         env.reset(options={"position": broken["game"]["position"]["start"]})
 
 
+def test_a_failed_position_reset_changes_nothing() -> None:
+    env = kgym.KoiKoiEnv("leaflet", opponent="random")
+    env.reset(seed=4)
+    rng = random.Random(4)
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(list(legal))))
+        done = terminated or truncated
+    before = env.save()
+    for bad in ("not a position", position(Match(get_rules("leaflet"), seed=1)) + " match=0/99999"):
+        with pytest.raises(InvalidInputError):
+            env.reset(seed=5, options={"position": bad})
+        assert env.save() == before  # the seed and the finished episode are as they were
+        with pytest.raises(InvalidInputError, match="the episode is over"):
+            env.step(0)
+
+
 def test_gymnasium_snapshots_hold_the_seeded_generators() -> None:
     env = kgym.KoiKoiEnv("leaflet", opponent="random")
     env.reset(seed=8)

@@ -359,11 +359,14 @@ class Runner:
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
                 raise InvalidInputError(f"seed must be a non-negative integer, not {seed!r}")
-            self.seeder = random.Random(int(seed))
-        self.done = False
+        seeder = random.Random(int(seed)) if seed is not None else self.seeder
         if position is not None:
-            self._start_position(position)
+            self._start_position(position, seeder)  # a bad position changes nothing
+            self.seeder = seeder
+            self.done = False
             return
+        self.seeder = seeder
+        self.done = False
         match = self.match
         if seed is None and self.episode == "round" and match is not None:
             finished = self.round is not None and self.round.is_over
@@ -378,7 +381,7 @@ class Runner:
         if self.match.is_over:  # every round settled at the deal: practically never
             self.start()
 
-    def _start_position(self, text: str) -> None:
+    def _start_position(self, text: str, seeder: random.Random) -> None:
         if not isinstance(text, str):
             raise InvalidInputError(f"position must be a position text, not {text!r}")
         if self.episode != "round":
@@ -386,12 +389,12 @@ class Runner:
                 "a position sets up one round: use episode='round' to start from it"
             )
         pos = parse_position(text, rules=self.rules)  # its rules must be these
+        scores = self._match_scores(pos)
         rnd = (
-            determinize(PlayerView.from_position(pos), self.seeder)
+            determinize(PlayerView.from_position(pos), seeder)
             if pos.is_view
             else Round.from_position(pos)
         )
-        scores = self._match_scores(pos)
         if self.history:
             rnd.events = []  # the history starts at the position
         self.match = None

@@ -173,7 +173,6 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
         Raises:
             InvalidInputError: a bad seed, an unknown option or a bad position.
         """
-        super().reset(seed=seed)
         position = None
         if options:
             unknown = sorted(set(options) - {"position"})
@@ -183,9 +182,10 @@ class KoiKoiEnv(RunnerOptions, gymnasium.Env[Any, np.int64]):
                 )
             position = options.get("position")
         game = self._game
+        game.start(seed, position)  # a bad seed or position raises here and changes nothing
+        super().reset(seed=seed)
         self._illegal = False
         self._illegal_action = None
-        game.start(seed, position)
         for _ in range(_MAX_SKIPS):
             if game.new_match:
                 self._opponent_rng = random.Random(game.seeder.getrandbits(64))

@@ -36,11 +36,12 @@ move and brought back from a :meth:`~koikoi.envs.vector.VectorEnv.save`
 snapshot: environment ``i``'s rounds, and the random opponent's moves in it,
 depend only on the seed and on the learner's moves in ``i``.
 
-A round that ends before the learner's first decision in it (the opponent
-scores on its first turn and stops) is played through and is no episode of
-the learner's (counted in :attr:`SoloVectorEnv.skipped`), as in the Gymnasium
-environment; in match episodes the points of such rounds count in the
-learner's next reward.
+In round episodes, a round that ends before the learner's first decision in
+it (the opponent scores on its first turn and stops) is played through and is
+no episode of the learner's (counted in :attr:`SoloVectorEnv.skipped`), as in
+the Gymnasium environment. In match episodes such a round is part of the
+learner's match: its points count in the learner's next reward, and only a
+whole match that ends without a decision of the learner's is skipped.
 
 >>> env = SoloVectorEnv(4, "nintendo", seed=1)
 >>> obs = env.reset()
@@ -158,7 +159,8 @@ class SoloVectorEnv:
         self.num_envs = n
         self.opponent = opponent
         self.skipped = 0
-        """Rounds that ended before the learner's first decision in them, since the reset."""
+        """Episodes that ended before the learner's first decision in them, since the
+        reset: rounds in round episodes, whole matches in match episodes."""
         self._ready = False
         self._actions = np.zeros(n, dtype=np.int64)
         self._rewards = np.zeros(n, dtype=np.float32)
