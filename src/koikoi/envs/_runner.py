@@ -356,9 +356,10 @@ class Runner:
             InvalidInputError: a bad seed or position, or a position with
                 ``episode="match"``.
         """
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-                raise InvalidInputError(f"seed must be a non-negative integer, not {seed!r}")
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0
+        ):
+            raise InvalidInputError(f"seed must be a non-negative integer, not {seed!r}")
         seeder = random.Random(int(seed)) if seed is not None else self.seeder
         if position is not None:
             self._start_position(position, seeder)  # a bad position changes nothing
