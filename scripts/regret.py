@@ -28,6 +28,10 @@ move, and what each one's best move costs by the other's values), and with
 difference between its two runs is reported as a paired difference too (an
 agent against itself: any interval that excludes zero there is noise).
 
+With ``--cache PATH`` the reference's values are kept in a JSON file and read
+back by a later run with the same positions, seed and reference, so that
+agents can be screened one at a time without paying for the reference again.
+
 The reference is a search too. An agent that searches as it does, with a
 smaller budget, is measured on how close it comes to it; an agent that differs
 in kind (another evaluation, another prior) is measured partly on how much it
@@ -38,6 +42,7 @@ runs for those. The figures are in docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
@@ -94,6 +99,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3, help="choices per agent and position")
     parser.add_argument(
+        "--cache",
+        metavar="PATH",
+        help="a JSON file of the reference's values: read if it was made for the same "
+        "positions, seed and reference, else computed and written there",
+    )
+    parser.add_argument(
         "--twice",
         action="store_true",
         help="each agent chooses again with other seeds: the screen's noise for it",
@@ -105,18 +116,15 @@ def main(argv: list[str]) -> int:
     reference = make_agent(args.reference)
     t0 = time.perf_counter()
     views = positions(args.positions, args.seed)
-    truth = []
-    same = 0
-    cross: list[float] = []
-    for i, v in enumerate(views):
-        evals = [values(reference, v, 2 * i + s) for s in (0, 1)]
-        truth.append({a: (evals[0][a] + evals[1][a]) / 2 for a in evals[0]})
-        best = [max(e, key=e.__getitem__) for e in evals]
-        same += best[0] == best[1]
-        # What each evaluation's best move costs by the other's values.
-        cross.append(
-            (evals[1][best[1]] - evals[1][best[0]] + evals[0][best[0]] - evals[0][best[1]]) / 2
-        )
+    key = {"positions": args.positions, "seed": args.seed, "reference": reference.name}
+    cached = _read_cache(args.cache, key)
+    if cached is None:
+        truth, same, cross = _reference(reference, views)
+        if args.cache:
+            with open(args.cache, "w", encoding="utf-8") as f:
+                json.dump({**key, "truth": truth, "same": same, "cross": cross}, f)
+    else:
+        truth, same, cross = cached
     mean, _, hi = mean_ci(cross)
     print(
         f"{len(views)} positions (seed {args.seed}); reference {args.reference}: "
@@ -135,6 +143,44 @@ def main(argv: list[str]) -> int:
         else:
             _paired(f"{spec} minus {args.agents[0]}", runs[0], first)
     return 0
+
+
+def _reference(
+    reference: Agent, views: list[PlayerView]
+) -> tuple[list[dict[int, float]], int, list[float]]:
+    """The reference's mean values at each position (two evaluations), how many times
+    its two evaluations named the same best move, and what each best costs by the other."""
+    truth = []
+    same = 0
+    cross: list[float] = []
+    for i, v in enumerate(views):
+        evals = [values(reference, v, 2 * i + s) for s in (0, 1)]
+        truth.append({a: (evals[0][a] + evals[1][a]) / 2 for a in evals[0]})
+        best = [max(e, key=e.__getitem__) for e in evals]
+        same += best[0] == best[1]
+        # What each evaluation's best move costs by the other's values.
+        cross.append(
+            (evals[1][best[1]] - evals[1][best[0]] + evals[0][best[0]] - evals[0][best[1]]) / 2
+        )
+    return truth, same, cross
+
+
+def _read_cache(
+    path: str | None, key: dict[str, object]
+) -> tuple[list[dict[int, float]], int, list[float]] | None:
+    """The reference's results from ``path`` if it was made for ``key``, else None."""
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return None
+    if any(data.get(k) != v for k, v in key.items()):
+        print(f"{path}: made for other positions or another reference; computing again")
+        return None
+    truth = [{int(a): float(x) for a, x in row.items()} for row in data["truth"]]
+    return truth, int(data["same"]), [float(x) for x in data["cross"]]
 
 
 def _run(

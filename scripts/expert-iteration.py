@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Expert iteration: data from ``expert``'s self-play, and a policy network trained on it.
+
+Two steps (:mod:`koikoi.lab.exit` has the details):
+
+    # the data: 400 one-round matches under each rule set, in two halves (two cores)
+    python scripts/expert-iteration.py generate --games 200 --first 0 --seed 1 --out a.npz
+    python scripts/expert-iteration.py generate --games 200 --first 200 --seed 1 --out b.npz
+    # the network: trained on the games not held out, agreement on the held-out games
+    python scripts/expert-iteration.py train a.npz b.npz --seed 1 --out expert-policy.npz
+
+``train`` holds out every ``--hold``-th game (all its positions) and reports the
+network's top-1 agreement with the search's choice there, and the regret of its
+choice by the search's own values. The weights file's header records the
+command, the seed, the data's size and the held-out figures, as the shipped
+learned networks' do; ``expert:guide=policy,guide_file=PATH`` reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+
+import numpy as np
+
+from koikoi.lab.exit import TARGETS, Dataset, agreement, generate, merge, train_policy
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="step", required=True)
+    gen = sub.add_parser("generate", help="self-play data labelled by the search")
+    gen.add_argument("--games", type=int, required=True, help="matches under each rule set")
+    gen.add_argument("--first", type=int, default=0, help="number of the first game")
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--agent", default="expert:iterations=1000")
+    gen.add_argument("--rules", nargs="+", default=["nintendo", "koikoi-japan"])
+    gen.add_argument("--out", required=True, help="the data file (.npz)")
+    tr = sub.add_parser("train", help="a policy network trained on data files")
+    tr.add_argument("data", nargs="+", help="data files made by generate")
+    tr.add_argument("--seed", type=int, default=1)
+    tr.add_argument("--target", choices=TARGETS, default="choice")
+    tr.add_argument("--temperature", type=float, default=0.5, help="points, for --target values")
+    tr.add_argument("--epochs", type=int, default=30)
+    tr.add_argument("--hold", type=int, default=5, help="every HOLD-th game is held out")
+    tr.add_argument("--out", help="the weights file (.npz)")
+    args = parser.parse_args(argv)
+    t0 = time.perf_counter()
+    if args.step == "generate":
+        data = generate(
+            args.games, seed=args.seed, rules=args.rules, agent=args.agent, first=args.first
+        )
+        data.save(args.out)
+        print(f"{len(data)} positions from {args.games} games a rule set: {args.out}", end="")
+        print(f" ({time.perf_counter() - t0:.0f} s)")
+        return 0
+    if args.hold < 2:
+        parser.error("--hold must be 2 or more")
+    data = merge([Dataset.load(p) for p in args.data])
+    held = data.game % args.hold == 0
+    train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))
+    net, curve = train_policy(
+        train, seed=args.seed, target=args.target, temperature=args.temperature, epochs=args.epochs
+    )
+    top1, regret = agreement(net, test)
+    top1_train, _ = agreement(net, train)
+    seconds = time.perf_counter() - t0
+    print(
+        f"{len(train)} positions to train, {len(test)} held out; loss {curve[0]:.3f} -> "
+        f"{curve[-1]:.3f}; held-out agreement {top1:.1%} (train {top1_train:.1%}), regret by "
+        f"the search's values {regret:.3f} points a decision ({seconds:.0f} s)"
+    )
+    if args.out:
+        net.meta.update(
+            recipe={
+                "command": "python scripts/expert-iteration.py " + shlex.join(sys.argv[1:]),
+                "seed": args.seed,
+                "target": args.target,
+                "temperature": args.temperature,
+                "positions": len(train),
+                "held_out": len(test),
+                "held_out_agreement": round(top1, 4),
+                "held_out_regret": round(regret, 4),
+            },
+            curve=[round(x, 4) for x in curve],
+        )
+        net.save(args.out)
+        print(f"weights: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
