@@ -13,7 +13,12 @@ Two steps (:mod:`koikoi.lab.exit` has the details):
 network's top-1 agreement with the search's choice there, and the regret of its
 choice by the search's own values. The weights file's header records the
 command, the seed, the data's size and the held-out figures, as the shipped
-learned networks' do; ``expert:guide=policy,guide_file=PATH`` reads it.
+learned networks' do, and ``prior_scale``: the root mean square of the
+heuristic's centred card-play values over that of the network's centred
+log-probabilities, on the card plays of heuristic self-play
+(:func:`koikoi.lab.exit.spread`), so that ``expert:prior=W`` moves the search's
+points as much with this guide as with the heuristic.
+``expert:guide=policy,guide_file=PATH`` reads the file.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import time
 
 import numpy as np
 
-from koikoi.lab.exit import TARGETS, Dataset, agreement, generate, merge, train_policy
+from koikoi.lab.exit import TARGETS, Dataset, agreement, generate, merge, spread, train_policy
 
 
 def main(argv: list[str]) -> int:
@@ -47,6 +52,12 @@ def main(argv: list[str]) -> int:
     tr.add_argument("--temperature", type=float, default=0.5, help="points, for --target values")
     tr.add_argument("--epochs", type=int, default=30)
     tr.add_argument("--hold", type=int, default=5, help="every HOLD-th game is held out")
+    tr.add_argument(
+        "--spread-games",
+        type=int,
+        default=100,
+        help="heuristic self-play games on which the prior's scale is measured",
+    )
     tr.add_argument("--out", help="the weights file (.npz)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
@@ -75,7 +86,14 @@ def main(argv: list[str]) -> int:
         f"the search's values {regret:.3f} points a decision ({seconds:.0f} s)"
     )
     if args.out:
+        rms_h, rms_p, n = spread(net, games=args.spread_games)
+        scale = rms_h / rms_p
+        print(
+            f"spread on {n} card plays of heuristic self-play: heuristic {rms_h:.3f} points, "
+            f"policy {rms_p:.3f} (log-probability); prior_scale {scale:.3f}"
+        )
         net.meta.update(
+            prior_scale=round(scale, 4),
             recipe={
                 "command": "python scripts/expert-iteration.py " + shlex.join(sys.argv[1:]),
                 "seed": args.seed,

@@ -25,7 +25,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from koikoi.agents.base import ActionValue, Agent, GreedyAgent, make_agent
 from koikoi.agents.heuristic import HeuristicAgent
@@ -43,6 +43,9 @@ from koikoi.game.actions import KOIKOI_ID, STOP_ID
 from koikoi.game.engine import Phase, Round
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.views import PlayerView, determinize
+
+if TYPE_CHECKING:
+    from koikoi.agents.learned import QNet
 
 __all__ = [
     "EXPERT_ROLLOUTS",
@@ -67,10 +70,13 @@ DEFAULT_POLICY: Final = "greedy"
 """The expert's rollout policy (see :mod:`koikoi.kernel`)."""
 DEFAULT_PRIOR: Final = 1.0
 """Weight of the guide's card-play values added to the search's points (0: off)."""
-GUIDES: Final[tuple[str, ...]] = ("heuristic", "learned")
+GUIDES: Final[tuple[str, ...]] = ("heuristic", "learned", "policy")
 """Where the prior's values of card plays come from (``expert:guide=NAME``): the
-``heuristic`` player's judgement, or the ``learned`` Deep Monte-Carlo network's
-predicted net round points (:mod:`koikoi.agents.learned`)."""
+``heuristic`` player's judgement, the ``learned`` Deep Monte-Carlo network's
+predicted net round points (:mod:`koikoi.agents.learned`), or a ``policy``
+network trained to predict the search's own choices (expert iteration,
+:mod:`koikoi.lab.exit`), read from ``guide_file=PATH``: its log-probabilities
+times the scale in the file's header (``prior_scale``)."""
 DEFAULT_GUIDE: Final = "heuristic"
 """The prior's source by default (docs/benchmarks.md, "A learned prior in the tree")."""
 LEARNED_SCALE: Final = 0.58
@@ -151,9 +157,14 @@ class ExpertAgent(MCTSAgent):
         prior: weight of the guide's values of plays and captures, centred,
             added to the search's expected points (0: off; koi-koi decisions never).
         guide: where the prior's values come from (:data:`GUIDES`): the
-            ``heuristic`` player's (the default) or the ``learned`` network's
+            ``heuristic`` player's (the default), the ``learned`` network's
             predicted net round points from the player's own view, times
-            :data:`LEARNED_SCALE`.
+            :data:`LEARNED_SCALE`, or the ``policy`` network's log-probabilities
+            of the actions from the player's own view, times its file's
+            ``prior_scale``.
+        guide_file: with ``guide="policy"``, the policy's weights file (a
+            :class:`~koikoi.agents.learned.QNet` file whose header has a
+            ``prior_scale``, as ``scripts/expert-iteration.py`` writes it).
         lookahead: the playouts' lookahead depth (see :class:`~koikoi.agents.mcts.MCTSAgent`).
         decide: the lookahead depth at koi-koi decisions only (default: ``lookahead``).
         samples: the re-deals of each lookahead choice.
@@ -190,6 +201,7 @@ class ExpertAgent(MCTSAgent):
         policy: str = DEFAULT_POLICY,
         prior: float = DEFAULT_PRIOR,
         guide: str = DEFAULT_GUIDE,
+        guide_file: str | None = None,
         lookahead: int = DEFAULT_LOOKAHEAD,
         decide: int | None = None,
         samples: int = DEFAULT_SAMPLES,
@@ -239,6 +251,15 @@ class ExpertAgent(MCTSAgent):
             )
         self.guide = guide
         """Where the prior's values come from (:data:`GUIDES`)."""
+        if (guide == "policy") != bool(guide_file):
+            raise InvalidInputError(
+                "expert: guide=policy needs guide_file=PATH (a policy weights file made by "
+                "scripts/expert-iteration.py), and guide_file goes only with guide=policy"
+            )
+        self.guide_file = guide_file or None
+        """The policy guide's weights file."""
+        if self.guide_file is not None:
+            _policy(self.guide_file)  # a file that does not fit fails here, not in a game
         if not 0.0 <= blend <= 1.0:
             raise InvalidInputError(f"expert: blend must be from 0 to 1, not {blend!r}")
         if net_deals is not None and net_deals < 1:
@@ -272,6 +293,8 @@ class ExpertAgent(MCTSAgent):
             parts.append(f"prior={prior:g}")
         if guide != DEFAULT_GUIDE:
             parts.append(f"guide={guide}")
+        if self.guide_file is not None:
+            parts.append(f"guide_file={self.guide_file}")
         if lookahead != DEFAULT_LOOKAHEAD:
             parts.append(f"lookahead={lookahead}")
         if decide is not None and decide != lookahead:
@@ -319,7 +342,11 @@ class ExpertAgent(MCTSAgent):
 
     def guide_values(self, view: PlayerView) -> dict[int, float]:
         """The prior's value of each legal action of ``view``, from the player's own view
-        only: the heuristic's, or the learned network's points times :data:`LEARNED_SCALE`."""
+        only: the heuristic's, the learned network's points times :data:`LEARNED_SCALE`, or
+        the policy network's log-probabilities times its ``prior_scale``."""
+        if self.guide_file is not None:
+            net, scale = _policy(self.guide_file)
+            return {a: scale * x for a, x in net.log_policy(view).items()}
         if self.guide == "learned":
             from koikoi.agents.learned import shipped
 
@@ -528,6 +555,26 @@ def match_candidates(
 
 
 @functools.cache
+def _policy(path: str) -> tuple[QNet, float]:
+    """The policy guide's network from ``path`` (read once) and its prior scale.
+
+    Raises:
+        InvalidInputError: not a network file for this koikoi, or one without a
+            positive ``prior_scale`` in its header.
+    """
+    from koikoi.agents.learned import QNet
+
+    net = QNet.load(path)
+    scale = net.meta.get("prior_scale")
+    if not isinstance(scale, int | float) or not 0 < scale < math.inf:
+        raise InvalidInputError(
+            f"{path}: no prior_scale in the header (got {scale!r}): make the file with "
+            "scripts/expert-iteration.py train"
+        )
+    return net, float(scale)
+
+
+@functools.cache
 def _heuristic() -> HeuristicAgent:
     """The shared heuristic player whose values serve as the prior."""
     return HeuristicAgent()
@@ -599,6 +646,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         "policy",
         "prior",
         "guide",
+        "guide_file",
         "lookahead",
         "decide",
         "samples",
@@ -649,6 +697,7 @@ def expert_from_spec(params: Mapping[str, str], raw: str) -> ExpertAgent:
         policy=params.get("policy", DEFAULT_POLICY).lower(),
         prior=DEFAULT_PRIOR if prior is None else prior,
         guide=params.get("guide", DEFAULT_GUIDE).lower(),
+        guide_file=params.get("guide_file") or None,
         lookahead=DEFAULT_LOOKAHEAD if lookahead is None else lookahead,
         decide=number("decide", int),
         samples=DEFAULT_SAMPLES if samples is None else samples,
@@ -823,6 +872,8 @@ def preload(agent: Any, rules: Any = None) -> None:
             from koikoi.agents.learned import shipped
 
             shipped()
+        if isinstance(inner, ExpertAgent) and inner.guide_file is not None:
+            _policy(inner.guide_file)
         if rules is not None and inner.objective == "match" and rules.game.rounds > 1:
             from koikoi.agents.equity import match_equity
 

@@ -242,6 +242,15 @@ class QNet:
         q = self.q(obs, np.zeros(len(ids), dtype=np.int64), feats)
         return {int(a): float(v) * SCALE for a, v in zip(ids, q, strict=True)}
 
+    def log_policy(self, view: PlayerView) -> dict[int, float]:
+        """The network read as a policy (as :mod:`koikoi.lab.ppo` and
+        :mod:`koikoi.lab.exit` train it): the log-probability of each of ``view``'s
+        legal actions under a softmax of its scores."""
+        logits = {a: v / SCALE for a, v in self.values(view).items()}
+        top = max(logits.values())
+        norm = top + math.log(sum(math.exp(x - top) for x in logits.values()))
+        return {a: x - norm for a, x in logits.items()}
+
     # -------------------------------------------------------------- files
 
     def save(self, path: str | Path) -> None:

@@ -21,6 +21,7 @@ data and the weights; the figures are in docs/benchmarks.md.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ import numpy.typing as npt
 
 from koikoi.agents.base import make_agent
 from koikoi.agents.expert import ENDGAME_CARDS
+from koikoi.agents.heuristic import HeuristicAgent
 from koikoi.agents.learned import QNet, action_features
 from koikoi.game.engine import Match, Phase
 from koikoi.game.errors import InvalidInputError
@@ -47,6 +49,7 @@ __all__ = [
     "agreement",
     "generate",
     "merge",
+    "spread",
     "train_policy",
 ]
 
@@ -288,3 +291,35 @@ def agreement(net: QNet, data: Dataset) -> tuple[float, float]:
         regret += float(np.nanmax(data.values[i]) - data.values[i, pick])
     return hits / len(data), regret / len(data)
 
+
+def spread(net: QNet, *, games: int = 100, seed: int = 31) -> tuple[float, float, int]:
+    """How far apart the heuristic's and ``net``'s values of card plays lie.
+
+    On the card plays (two legal actions or more, not koi-koi decisions) of
+    ``games`` one-round nintendo matches of ``heuristic`` against itself: the
+    root mean square of the heuristic's centred values (points) and of the
+    network's centred log-probabilities, and the number of positions. The
+    first over the second is the scale that makes a prior weight move the
+    search's points as much with either guide.
+    """
+    player = HeuristicAgent()
+    rules = rules_from_dict({"game": {"rounds": 1}}, base=get_rules("nintendo"))
+    sq_h = sq_p = 0.0
+    n = 0
+    for g in range(games):
+        m = Match(rules, seed=seed * GAME_SEED_STRIDE + g)
+        rng = random.Random(g)
+        while not m.is_over:
+            v = view_of(m, m.current)
+            if v.phase is not Phase.DECIDE and len(v.legal_ids) > 1:
+                sq_h += _centred_square(player.evaluate(v))
+                sq_p += _centred_square(net.log_policy(v))
+                n += 1
+            m.apply_id(player.act(v, rng))
+    return math.sqrt(sq_h / n), math.sqrt(sq_p / n), n
+
+
+def _centred_square(values: dict[int, float]) -> float:
+    """The mean square of ``values`` less their mean."""
+    mean = sum(values.values()) / len(values)
+    return sum((x - mean) ** 2 for x in values.values()) / len(values)
