@@ -174,7 +174,7 @@ def test_the_policy_guide_and_its_file_go_together(spec: str) -> None:
 
 def test_a_file_that_is_not_a_policy_is_refused_naming_it(tmp_path: Path) -> None:
     missing = tmp_path / "none.npz"
-    with pytest.raises(InvalidInputError, match="none.npz"):
+    with pytest.raises(InvalidInputError, match=r"none\.npz"):
         ExpertAgent(iterations=10, guide="policy", guide_file=str(missing))
     no_scale = tmp_path / "no-scale.npz"
     QNet.create(hidden=(4, 2), seed=0).save(no_scale)
