@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
         net.meta.update(
             prior_scale=round(scale, 4),
             recipe={
-                "command": "python scripts/expert-iteration.py " + shlex.join(sys.argv[1:]),
+                "command": "python scripts/expert-iteration.py " + shlex.join(argv),
                 "seed": args.seed,
                 "target": args.target,
                 "temperature": args.temperature,

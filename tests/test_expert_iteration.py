@@ -4,6 +4,7 @@ that policy as ``expert``'s prior (``expert:guide=policy,guide_file=PATH``)."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import math
 import random
 from pathlib import Path
@@ -248,3 +249,38 @@ def test_preload_reads_the_policy_file(policy_file: str) -> None:
     expert._policy.cache_clear()
     preload(agent)
     assert expert._policy.cache_info().currsize == 1
+
+
+# ---------------------------------------------------------------- the script
+
+
+def test_the_script_makes_data_and_weights_with_their_recipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``generate`` then ``train``: the weights file records the command, the seed, the
+    held-out agreement and the prior's scale, and ``expert:guide=policy`` reads it."""
+    path = Path(__file__).resolve().parent.parent / "scripts" / "expert-iteration.py"
+    spec = importlib.util.spec_from_file_location("expert_iteration", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    parts = []
+    for first in (0, 1):
+        out = str(tmp_path / f"d{first}.npz")
+        argv = f"generate --games 1 --first {first} --seed 3 --agent expert:iterations=20"
+        assert script.main([*argv.split(), "--out", out]) == 0
+        parts.append(out)
+    weights = str(tmp_path / "policy.npz")
+    argv = ["train", *parts, "--seed", "2", "--epochs", "3", "--hold", "2"]
+    assert script.main([*argv, "--spread-games", "2", "--out", weights]) == 0
+    out = capsys.readouterr().out
+    assert "held-out agreement" in out and "prior_scale" in out
+    meta = QNet.load(weights).meta
+    assert meta["recipe"]["seed"] == 2
+    assert meta["recipe"]["command"].startswith("python scripts/expert-iteration.py train ")
+    assert 0.0 <= meta["recipe"]["held_out_agreement"] <= 1.0
+    assert meta["prior_scale"] > 0
+    assert len(meta["curve"]) == 3
+    agent = make_agent(f"expert:iterations=10,guide=policy,guide_file={weights}")
+    view = _views(2)[0]
+    assert agent.act(view, random.Random(1)) in view.legal_ids

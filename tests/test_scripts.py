@@ -119,6 +119,32 @@ def test_regret_positions_and_report(capsys: pytest.CaptureFixture[str]) -> None
         regret.main(["--positions", "1", "--reference", "greedy", "heuristic"])
 
 
+def test_regret_cache_keeps_the_references_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second run with the same positions, seed and reference reads the reference's
+    values from the cache instead of searching again, and reports the same; another
+    reference computes again."""
+    regret = _load("regret")
+    cache = str(tmp_path / "ref.json")
+    argv = f"--positions 2 --seed 2 --repeats 1 --cache {cache} --reference expert:iterations=100"
+    assert regret.main([*argv.split(), "greedy"]) == 0
+    first = capsys.readouterr().out.splitlines()
+    assert json.loads(Path(cache).read_text())["reference"] == "expert:iterations=100"
+    calls: list[object] = []
+    original = regret.values
+    monkeypatch.setattr(regret, "values", lambda *a: calls.append(a) or original(*a))
+    assert regret.main([*argv.split(), "greedy"]) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert calls == []
+    assert again[0].split(" s; ")[1] == first[0].split(" s; ")[1]
+    assert again[1].split(" (")[0] == first[1].split(" (")[0]
+    other = argv.replace("iterations=100", "iterations=120")
+    assert regret.main([*other.split(), "greedy"]) == 0
+    assert "made for other positions or another reference" in capsys.readouterr().out
+    assert len(calls) == 4  # two evaluations of each of the two positions
+
+
 def test_split_arena_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) -> None:
     """A split of greedy's card play and greedy's koi-koi decisions is greedy: level
     with it under common random numbers; afterwards ``split`` is gone."""
