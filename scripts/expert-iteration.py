@@ -9,6 +9,11 @@ Two steps (:mod:`koikoi.lab.exit` has the details):
     # the network: trained on the games not held out, agreement on the held-out games
     python scripts/expert-iteration.py train a.npz b.npz --seed 1 --out expert-policy.npz
 
+By default the network starts from the shipped Deep Monte-Carlo network
+(``--start dmc``; ``fresh``: a new one) and learns a softmax of the search's
+values at a temperature of 1 point (``--target values``; ``choice``: the
+search's choice alone), 10 passes over the data.
+
 ``train`` holds out every ``--hold``-th game (all its positions) and reports the
 network's top-1 agreement with the search's choice there, and the regret of its
 choice by the search's own values. The weights file's header records the
@@ -30,6 +35,7 @@ import time
 
 import numpy as np
 
+from koikoi.agents.learned import shipped
 from koikoi.lab.exit import TARGETS, Dataset, agreement, generate, merge, spread, train_policy
 
 
@@ -48,9 +54,15 @@ def main(argv: list[str]) -> int:
     tr = sub.add_parser("train", help="a policy network trained on data files")
     tr.add_argument("data", nargs="+", help="data files made by generate")
     tr.add_argument("--seed", type=int, default=1)
-    tr.add_argument("--target", choices=TARGETS, default="choice")
-    tr.add_argument("--temperature", type=float, default=0.5, help="points, for --target values")
-    tr.add_argument("--epochs", type=int, default=30)
+    tr.add_argument("--target", choices=TARGETS, default="values")
+    tr.add_argument("--temperature", type=float, default=1.0, help="points, for --target values")
+    tr.add_argument("--epochs", type=int, default=10)
+    tr.add_argument(
+        "--start",
+        choices=("dmc", "fresh"),
+        default="dmc",
+        help="start from the shipped Deep Monte-Carlo network, or from a fresh one",
+    )
     tr.add_argument("--hold", type=int, default=5, help="every HOLD-th game is held out")
     tr.add_argument(
         "--spread-games",
@@ -75,15 +87,22 @@ def main(argv: list[str]) -> int:
     held = data.game % args.hold == 0
     train, test = data.subset(np.flatnonzero(~held)), data.subset(np.flatnonzero(held))
     net, curve = train_policy(
-        train, seed=args.seed, target=args.target, temperature=args.temperature, epochs=args.epochs
+        train,
+        seed=args.seed,
+        target=args.target,
+        temperature=args.temperature,
+        epochs=args.epochs,
+        start=shipped() if args.start == "dmc" else None,
     )
     top1, regret = agreement(net, test)
+    dmc_top1, dmc_regret = agreement(shipped(), test)
     top1_train, _ = agreement(net, train)
     seconds = time.perf_counter() - t0
     print(
         f"{len(train)} positions to train, {len(test)} held out; loss {curve[0]:.3f} -> "
         f"{curve[-1]:.3f}; held-out agreement {top1:.1%} (train {top1_train:.1%}), regret by "
-        f"the search's values {regret:.3f} points a decision ({seconds:.0f} s)"
+        f"the search's values {regret:.3f} points a decision ({seconds:.0f} s); the shipped "
+        f"DMC network there: {dmc_top1:.1%}, {dmc_regret:.3f}"
     )
     if args.out:
         rms_h, rms_p, n = spread(net, games=args.spread_games)
@@ -98,6 +117,8 @@ def main(argv: list[str]) -> int:
                 "command": "python scripts/expert-iteration.py " + shlex.join(argv),
                 "seed": args.seed,
                 "target": args.target,
+                "start": args.start,
+                "epochs": args.epochs,
                 "temperature": args.temperature,
                 "positions": len(train),
                 "held_out": len(test),

@@ -21,6 +21,7 @@ data and the weights; the figures are in docs/benchmarks.md.
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Sequence
@@ -222,12 +223,16 @@ def train_policy(
     minibatch: int = 256,
     lr: float = 1e-3,
     clip: float = 5.0,
+    start: QNet | None = None,
 ) -> tuple[QNet, list[float]]:
     """A policy network trained by cross-entropy to ``data``'s targets.
 
     Args:
         target: ``"choice"`` (the search's choice) or ``"values"`` (a softmax of
             its values divided by ``temperature``, in points).
+        start: a network to start from (a copy is trained; ``hidden`` is then
+            its own), e.g. the shipped Deep Monte-Carlo network; None: a fresh
+            one seeded by ``seed``.
 
     Returns:
         The network and the mean loss of each epoch.
@@ -241,7 +246,7 @@ def train_policy(
         raise InvalidInputError(f"temperature must be above 0, not {temperature!r}")
     if len(data) == 0 or epochs < 1 or minibatch < 1:
         raise InvalidInputError("training needs positions, 1 or more epochs and minibatch")
-    net = QNet.create(hidden=hidden, seed=seed)
+    net = QNet.create(hidden=hidden, seed=seed) if start is None else copy.deepcopy(start)
     net.meta["algorithm"] = "expert-iteration"
     opt = _Adam(net.params(), lr)
     rng = np.random.default_rng(seed)
