@@ -126,6 +126,17 @@ def test_training_learns_the_searchs_choices(data: Dataset, target: str) -> None
     assert regret >= 0.0
 
 
+def test_training_from_a_start_trains_a_copy(data: Dataset) -> None:
+    """Starting from the shipped network changes a copy, never the shipped one."""
+    before = [p.copy() for p in shipped().params()]
+    net, _ = train_policy(data, seed=1, epochs=2, start=shipped())
+    assert net is not shipped()
+    assert all(np.array_equal(a, b) for a, b in zip(before, shipped().params(), strict=True))
+    assert any(not np.array_equal(a, b) for a, b in zip(before, net.params(), strict=True))
+    assert net.meta["algorithm"] == "expert-iteration"
+    assert "algorithm" not in shipped().meta or shipped().meta["algorithm"] != "expert-iteration"
+
+
 def test_training_refuses_bad_settings(data: Dataset) -> None:
     with pytest.raises(InvalidInputError, match="target must be one of choice, values, not 'x'"):
         train_policy(data, seed=1, target="x")
