@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Expert iteration: data from ``expert``'s self-play, and a policy network trained on it.
 
-Two steps (:mod:`koikoi.lab.exit` has the details):
+Two steps (:mod:`koikoi.lab.expert_iteration` has the details):
 
     # the data: 400 one-round matches under each rule set, in two halves (two cores)
     python scripts/expert-iteration.py generate --games 200 --first 0 --seed 1 --out a.npz
@@ -21,7 +21,7 @@ command, the seed, the data's size and the held-out figures, as the shipped
 learned networks' do, and ``prior_scale``: the root mean square of the
 heuristic's centred card-play values over that of the network's centred
 log-probabilities, on the card plays of heuristic self-play
-(:func:`koikoi.lab.exit.spread`), so that ``expert:prior=W`` moves the search's
+(:func:`koikoi.lab.expert_iteration.spread`), so that ``expert:prior=W`` moves the search's
 points as much with this guide as with the heuristic.
 ``expert:guide=policy,guide_file=PATH`` reads the file.
 """
@@ -36,7 +36,15 @@ import time
 import numpy as np
 
 from koikoi.agents.learned import shipped
-from koikoi.lab.exit import TARGETS, Dataset, agreement, generate, merge, spread, train_policy
+from koikoi.lab.expert_iteration import (
+    TARGETS,
+    Dataset,
+    agreement,
+    generate,
+    merge,
+    spread,
+    train_policy,
+)
 
 
 def main(argv: list[str]) -> int:

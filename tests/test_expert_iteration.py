@@ -21,8 +21,8 @@ from koikoi.game.actions import KOIKOI_ID
 from koikoi.game.errors import InvalidInputError
 from koikoi.game.views import PlayerView
 from koikoi.kernel import encoding
-from koikoi.lab import exit as exit_lab
-from koikoi.lab.exit import Dataset, agreement, generate, merge, spread, train_policy
+from koikoi.lab import expert_iteration as exit_lab
+from koikoi.lab.expert_iteration import Dataset, agreement, generate, merge, spread, train_policy
 
 SCALE_IN_FILE = 1.5
 

@@ -75,7 +75,7 @@ GUIDES: Final[tuple[str, ...]] = ("heuristic", "learned", "policy")
 ``heuristic`` player's judgement, the ``learned`` Deep Monte-Carlo network's
 predicted net round points (:mod:`koikoi.agents.learned`), or a ``policy``
 network trained to predict the search's own choices (expert iteration,
-:mod:`koikoi.lab.exit`), read from ``guide_file=PATH``: its log-probabilities
+:mod:`koikoi.lab.expert_iteration`), read from ``guide_file=PATH``: its log-probabilities
 times the scale in the file's header (``prior_scale``)."""
 DEFAULT_GUIDE: Final = "heuristic"
 """The prior's source by default (docs/benchmarks.md, "A learned prior in the tree")."""

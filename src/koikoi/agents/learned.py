@@ -244,7 +244,7 @@ class QNet:
 
     def log_policy(self, view: PlayerView) -> dict[int, float]:
         """The network read as a policy (as :mod:`koikoi.lab.ppo` and
-        :mod:`koikoi.lab.exit` train it): the log-probability of each of ``view``'s
+        :mod:`koikoi.lab.expert_iteration` train it): the log-probability of each of ``view``'s
         legal actions under a softmax of its scores."""
         logits = {a: v / SCALE for a, v in self.values(view).items()}
         top = max(logits.values())

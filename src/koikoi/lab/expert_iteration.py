@@ -1,4 +1,4 @@
-"""Expert iteration: a policy network trained to predict ``expert``'s own choices.
+"""Expert iteration (ExIt): a policy network trained to predict ``expert``'s own choices.
 
 Self-play games of a search agent (by default ``expert:iterations=1000``
 against itself, one-round matches) give positions, each from the deciding
@@ -49,6 +49,7 @@ __all__ = [
     "Dataset",
     "agreement",
     "generate",
+    "labelled",
     "merge",
     "spread",
     "train_policy",
