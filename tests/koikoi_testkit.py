@@ -347,6 +347,32 @@ def random_views(count: int, seed: int) -> list[PlayerView]:
     return out
 
 
+def follows_its_guide(
+    agent: Any,
+    other: Any,
+    views: list[PlayerView],
+    scores: Callable[[PlayerView], dict[int, float]],
+) -> tuple[int, int, int]:
+    """How a search with a heavy prior follows its guide: over the ``views`` where the
+    guide's ``scores`` have a clear best (a lead of 1 or more; an empty dict skips a
+    view), ``(total, same,
+    differs)``: the views counted, those where ``agent`` plays the guide's best, and
+    those where ``other`` (without that guide) does not. View ``k`` is played with
+    ``random.Random(k)``.
+    """
+    same = differs = total = 0
+    for k, view in enumerate(views):
+        values = scores(view)
+        ranked = sorted(values.values(), reverse=True)
+        if len(ranked) < 2 or ranked[0] - ranked[1] < 1.0:
+            continue  # no scores (a view the guide does not judge), or no clear best
+        best = max(values, key=values.__getitem__)
+        total += 1
+        same += agent.act(view, random.Random(k)) == best
+        differs += other.act(view, random.Random(k)) != best
+    return total, same, differs
+
+
 def deal_round(rules: Rules | str, seed: int, *, events: bool = True) -> Round:
     """A round dealt from a seeded shuffle (no deal checks), as the engine deals it."""
     r = get_rules(rules) if isinstance(rules, str) else rules

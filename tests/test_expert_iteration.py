@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from koikoi_testkit import random_views
+from koikoi_testkit import follows_its_guide, random_views
 
 from koikoi.agents import make_agent
 from koikoi.agents.expert import GUIDES, ExpertAgent, preload
@@ -231,16 +231,7 @@ def test_a_strong_policy_prior_follows_the_policys_card_play(policy_file: str) -
     )
     other = ExpertAgent(iterations=20, prior=10.0, endgame=False)
     net = QNet.load(policy_file)
-    same = differs = total = 0
-    for k, view in enumerate(_views(80)):
-        logp = net.log_policy(view)
-        ranked = sorted(logp.values(), reverse=True)
-        if ranked[0] - ranked[1] < 1.0:
-            continue
-        best = max(logp, key=logp.__getitem__)
-        total += 1
-        same += agent.act(view, random.Random(k)) == best
-        differs += other.act(view, random.Random(k)) != best
+    total, same, differs = follows_its_guide(agent, other, _views(80), net.log_policy)
     assert total >= 8
     assert same >= total - 1
     assert differs > 0

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 import pytest
-from koikoi_testkit import random_views
+from koikoi_testkit import follows_its_guide, random_views
 
 from koikoi.agents import make_agent
 from koikoi.agents.expert import GUIDES, LEARNED_SCALE, ExpertAgent, preload
@@ -79,16 +79,7 @@ def test_a_strong_learned_prior_follows_the_networks_card_play() -> None:
     agent = ExpertAgent(iterations=20, prior=10.0, guide="learned", endgame=False)
     other = ExpertAgent(iterations=20, prior=10.0, endgame=False)
     net = shipped()
-    same = differs = total = 0
-    for k, view in enumerate(_views(80)):
-        values = net.values(view)
-        ranked = sorted(values.values(), reverse=True)
-        if ranked[0] - ranked[1] < 1.0:
-            continue
-        best = max(values, key=values.__getitem__)
-        total += 1
-        same += agent.act(view, random.Random(k)) == best
-        differs += other.act(view, random.Random(k)) != best
+    total, same, differs = follows_its_guide(agent, other, _views(80), net.values)
     assert total >= 8
     assert same >= total - 1
     assert differs > 0  # the heuristic prior has its own view
