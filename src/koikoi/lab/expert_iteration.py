@@ -41,7 +41,7 @@ from koikoi.game.rules import get_rules, rules_from_dict
 from koikoi.game.views import PlayerView, view_of
 from koikoi.kernel import encoding
 from koikoi.lab.dmc import _Adam, backprop
-from koikoi.lab.ppo import _log_softmax, _segments
+from koikoi.lab.ppo import _flatten, _log_softmax
 
 __all__ = [
     "MAX_ACTIONS",
@@ -188,14 +188,6 @@ def generate(
     )
 
 
-def _flat(data: Dataset) -> tuple[npt.NDArray[np.int64], ...]:
-    """The legal actions of ``data`` in one row each, with each's position and the
-    first row of each position."""
-    valid = np.arange(MAX_ACTIONS)[None, :] < data.counts[:, None]
-    starts, rows = _segments(data.counts)
-    return data.legal[valid], starts, rows
-
-
 def _targets(
     data: Dataset, target: str, temperature: float, starts: npt.NDArray[np.int64]
 ) -> Array:
@@ -257,7 +249,7 @@ def train_policy(
         losses = []
         for b in range(0, len(data), minibatch):
             part = data.subset(order[b : b + minibatch])
-            ids, starts, rows = _flat(part)
+            ids, starts, rows = _flatten(part.legal, part.counts)
             goal = _targets(part, target, temperature, starts)
             m = len(part)
 
@@ -286,7 +278,7 @@ def agreement(net: QNet, data: Dataset) -> tuple[float, float]:
     regret of that action by the search's own values (points a decision)."""
     if len(data) == 0:
         raise InvalidInputError("agreement needs positions")
-    ids, starts, rows = _flat(data)
+    ids, starts, rows = _flatten(data.legal, data.counts)
     q = net.q(data.obs, rows, action_features(data.obs[rows], ids))
     hits = 0
     regret = 0.0
