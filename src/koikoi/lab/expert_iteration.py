@@ -22,6 +22,7 @@ data and the weights; the figures are in docs/benchmarks.md.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import random
 from collections.abc import Sequence
@@ -251,26 +252,24 @@ def train_policy(
             part = data.subset(order[b : b + minibatch])
             ids, starts, rows = _flatten(part.legal, part.counts)
             goal = _targets(part, target, temperature, starts)
-            m = len(part)
-
-            def cross_entropy(
-                logits: Array,
-                starts: npt.NDArray[np.int64] = starts,
-                rows: npt.NDArray[np.int64] = rows,
-                goal: Array = goal,
-                m: int = m,
-            ) -> tuple[float, Array]:
-                logp = _log_softmax(logits, starts, rows)
-                loss = float(-(goal * logp).sum() / m)
-                return loss, ((np.exp(logp) - goal) / m).astype(np.float32)
-
+            loss_fn = functools.partial(_cross_entropy, starts=starts, rows=rows, goal=goal)
             loss, grads = backprop(
-                net, part.obs, rows, action_features(part.obs[rows], ids), cross_entropy
+                net, part.obs, rows, action_features(part.obs[rows], ids), loss_fn
             )
             opt.step(grads, clip)
             losses.append(loss)
         curve.append(float(np.mean(losses)))
     return net, curve
+
+
+def _cross_entropy(
+    logits: Array, *, starts: npt.NDArray[np.int64], rows: npt.NDArray[np.int64], goal: Array
+) -> tuple[float, Array]:
+    """The mean cross-entropy of the positions' softmax to ``goal`` and its gradient by logit."""
+    m = len(starts)
+    logp = _log_softmax(logits, starts, rows)
+    loss = float(-(goal * logp).sum() / m)
+    return loss, ((np.exp(logp) - goal) / m).astype(np.float32)
 
 
 def agreement(net: QNet, data: Dataset) -> tuple[float, float]:
