@@ -29,8 +29,9 @@ difference between its two runs is reported as a paired difference too (an
 agent against itself: any interval that excludes zero there is noise).
 
 With ``--cache PATH`` the reference's values are kept in a JSON file and read
-back by a later run with the same positions, seed and reference, so that
-agents can be screened one at a time without paying for the reference again.
+back by a later run with the same positions (checked by a fingerprint of
+their encodings), seed and reference, so that agents can be screened one at a
+time without paying for the reference again.
 
 The reference is a search too. An agent that searches as it does, with a
 smaller budget, is measured on how close it comes to it; an agent that differs
@@ -42,6 +43,7 @@ runs for those. The figures are in docs/benchmarks.md.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import random
@@ -52,6 +54,7 @@ from koikoi.agents.base import Agent, make_agent
 from koikoi.game.engine import Match, Phase
 from koikoi.game.rules import get_rules, rules_from_dict
 from koikoi.game.views import PlayerView, view_of
+from koikoi.kernel import encoding
 from koikoi.lab.arena import mean_ci
 
 SHARE = 0.35
@@ -116,7 +119,12 @@ def main(argv: list[str]) -> int:
     reference = make_agent(args.reference)
     t0 = time.perf_counter()
     views = positions(args.positions, args.seed)
-    key = {"positions": args.positions, "seed": args.seed, "reference": reference.name}
+    key = {
+        "positions": args.positions,
+        "seed": args.seed,
+        "reference": reference.name,
+        "views": _digest(views),
+    }
     cached = _read_cache(args.cache, key)
     if cached is None:
         truth, same, cross = _reference(reference, views)
@@ -163,6 +171,15 @@ def _reference(
             (evals[1][best[1]] - evals[1][best[0]] + evals[0][best[0]] - evals[0][best[1]]) / 2
         )
     return truth, same, cross
+
+
+def _digest(views: list[PlayerView]) -> str:
+    """A fingerprint of the positions' encodings: a cache made by other code that dealt
+    other positions for the same seed is not read for these."""
+    h = hashlib.sha256()
+    for v in views:
+        h.update(encoding.encode(v).tobytes())
+    return h.hexdigest()[:16]
 
 
 def _read_cache(

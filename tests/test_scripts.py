@@ -145,6 +145,22 @@ def test_regret_cache_keeps_the_references_values(
     assert len(calls) == 4  # two evaluations of each of the two positions
 
 
+def test_regret_cache_is_not_read_for_other_positions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache made for the same count, seed and reference but other positions (as when
+    the self-play that deals them has changed) is computed again, not misread."""
+    regret = _load("regret")
+    cache = str(tmp_path / "ref.json")
+    argv = f"--positions 2 --seed 2 --repeats 1 --cache {cache} --reference expert:iterations=50"
+    assert regret.main([*argv.split(), "greedy"]) == 0
+    capsys.readouterr()
+    original = regret.positions
+    monkeypatch.setattr(regret, "positions", lambda count, seed: original(count, seed + 1))
+    assert regret.main([*argv.split(), "greedy"]) == 0
+    assert "made for other positions or another reference" in capsys.readouterr().out
+
+
 def test_split_arena_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) -> None:
     """A split of greedy's card play and greedy's koi-koi decisions is greedy: level
     with it under common random numbers; afterwards ``split`` is gone."""
