@@ -192,6 +192,12 @@ def test_a_file_that_is_not_a_policy_is_refused_naming_it(tmp_path: Path) -> Non
     QNet.create(hidden=(4, 2), seed=0).save(no_scale)
     with pytest.raises(InvalidInputError, match="no prior_scale in the header"):
         ExpertAgent(iterations=10, guide="policy", guide_file=str(no_scale))
+    flag = tmp_path / "flag-scale.npz"
+    net = QNet.create(hidden=(4, 2), seed=0)
+    net.meta["prior_scale"] = True  # JSON true is no scale, though bool is an int
+    net.save(flag)
+    with pytest.raises(InvalidInputError, match="no prior_scale in the header"):
+        ExpertAgent(iterations=10, guide="policy", guide_file=str(flag))
 
 
 def test_the_policy_guide_gives_scaled_log_probabilities(policy_file: str) -> None:

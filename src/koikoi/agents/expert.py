@@ -566,7 +566,7 @@ def _policy(path: str) -> tuple[QNet, float]:
 
     net = QNet.load(path)
     scale = net.meta.get("prior_scale")
-    if not isinstance(scale, int | float) or not 0 < scale < math.inf:
+    if isinstance(scale, bool) or not isinstance(scale, int | float) or not 0 < scale < math.inf:
         raise InvalidInputError(
             f"{path}: no prior_scale in the header (got {scale!r}): make the file with "
             "scripts/expert-iteration.py train"
