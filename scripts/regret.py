@@ -193,7 +193,10 @@ def _read_cache(
             data = json.load(f)
     except FileNotFoundError:
         return None
-    if any(data.get(k) != v for k, v in key.items()):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        print(f"{path}: not a cache this script wrote ({e}); computing again")
+        return None
+    if not isinstance(data, dict) or any(data.get(k) != v for k, v in key.items()):
         print(f"{path}: made for other positions or another reference; computing again")
         return None
     truth = [{int(a): float(x) for a, x in row.items()} for row in data["truth"]]

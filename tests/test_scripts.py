@@ -161,6 +161,21 @@ def test_regret_cache_is_not_read_for_other_positions(
     assert "made for other positions or another reference" in capsys.readouterr().out
 
 
+def test_regret_cache_that_is_no_cache_is_computed_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A damaged or foreign cache file is reported and computed again, then rewritten."""
+    regret = _load("regret")
+    cache = tmp_path / "ref.json"
+    argv = f"--positions 1 --seed 2 --repeats 1 --cache {cache} --reference expert:iterations=50"
+    for text in ("{not json", "[1, 2]"):
+        cache.write_text(text)
+        assert regret.main([*argv.split(), "greedy"]) == 0
+        out = capsys.readouterr().out
+        assert "computing again" in out
+        assert json.loads(cache.read_text())["reference"] == "expert:iterations=50"
+
+
 def test_split_arena_runs_and_cleans_up(capsys: pytest.CaptureFixture[str]) -> None:
     """A split of greedy's card play and greedy's koi-koi decisions is greedy: level
     with it under common random numbers; afterwards ``split`` is gone."""
