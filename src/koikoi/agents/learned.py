@@ -42,7 +42,13 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from koikoi.agents.valuenet import features_digest, read_weights, write_weights
+from koikoi.agents.valuenet import (
+    features_digest,
+    layer_arrays,
+    read_layers,
+    read_weights,
+    write_weights,
+)
 from koikoi.game.actions import (
     DISCARD_BASE,
     KOIKOI_ID,
@@ -256,10 +262,7 @@ class QNet:
     def save(self, path: str | Path) -> None:
         """Write the weights and the header (``.npz``, compressed)."""
         arrays: dict[str, Any] = {"state": self.state, "action": self.action, "bias": self.bias}
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            arrays[f"w{i}"] = w
-            arrays[f"b{i}"] = b
-        write_weights(path, self.meta, arrays)
+        write_weights(path, self.meta, arrays | layer_arrays(self.weights, self.biases))
 
     @classmethod
     def load(cls, path: str | Path) -> QNet:
@@ -294,12 +297,7 @@ class QNet:
         missing = [k for k in ("state", "action", "bias", "w0", "b0") if k not in arrays]
         if missing:
             raise InvalidInputError(f"{where}: missing arrays {', '.join(missing)}")
-        weights, biases = [], []
-        i = 0
-        while f"w{i}" in arrays and f"b{i}" in arrays:
-            weights.append(np.asarray(arrays[f"w{i}"], dtype=np.float32))
-            biases.append(np.asarray(arrays[f"b{i}"], dtype=np.float32))
-            i += 1
+        weights, biases = read_layers(arrays, where)
         net = cls(
             np.asarray(arrays["state"], dtype=np.float32),
             np.asarray(arrays["action"], dtype=np.float32),

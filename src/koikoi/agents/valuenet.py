@@ -79,6 +79,36 @@ def write_weights(path: str | Path, meta: dict[str, Any], arrays: dict[str, Any]
     Path(path).write_bytes(buf.getvalue())
 
 
+def layer_arrays(
+    weights: list[npt.NDArray[np.float32]], biases: list[npt.NDArray[np.float32]]
+) -> dict[str, Any]:
+    """The arrays of a perceptron's layers as a weights file keeps them: ``w0``, ``b0``, ..."""
+    arrays: dict[str, Any] = {}
+    for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
+        arrays[f"w{i}"] = w
+        arrays[f"b{i}"] = b
+    return arrays
+
+
+def read_layers(
+    arrays: dict[str, npt.NDArray[Any]], where: str
+) -> tuple[list[npt.NDArray[np.float32]], list[npt.NDArray[np.float32]]]:
+    """The layers of :func:`layer_arrays` back from a weights file's arrays, in order.
+
+    Raises:
+        InvalidInputError: a layer with weights but no biases.
+    """
+    weights, biases = [], []
+    i = 0
+    while f"w{i}" in arrays:
+        if f"b{i}" not in arrays:
+            raise InvalidInputError(f"{where}: layer {i} has weights but no biases")
+        weights.append(np.asarray(arrays[f"w{i}"], dtype=np.float32))
+        biases.append(np.asarray(arrays[f"b{i}"], dtype=np.float32))
+        i += 1
+    return weights, biases
+
+
 def read_weights(path: str | Path) -> dict[str, npt.NDArray[Any]]:
     """The arrays of a weights file (:func:`write_weights`), the header among them.
 
@@ -156,11 +186,7 @@ class ValueNet:
 
     def save(self, path: str | Path) -> None:
         """Write the weights and the header (``.npz``)."""
-        arrays: dict[str, Any] = {}
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            arrays[f"w{i}"] = w
-            arrays[f"b{i}"] = b
-        write_weights(path, self.meta, arrays)
+        write_weights(path, self.meta, layer_arrays(self.weights, self.biases))
 
     @classmethod
     def load(cls, path: str | Path) -> ValueNet:
@@ -201,14 +227,7 @@ class ValueNet:
                 f"{where}: its input features differ from this koikoi's encoding{detail}: "
                 "retrain it (koikoi train value)"
             )
-        weights, biases = [], []
-        i = 0
-        while f"w{i}" in arrays:
-            if f"b{i}" not in arrays:
-                raise InvalidInputError(f"{where}: layer {i} has weights but no biases")
-            weights.append(np.asarray(arrays[f"w{i}"], dtype=np.float32))
-            biases.append(np.asarray(arrays[f"b{i}"], dtype=np.float32))
-            i += 1
+        weights, biases = read_layers(arrays, where)
         if not weights:
             raise InvalidInputError(f"{where}: no layers")
         size = encoding.SIZE
